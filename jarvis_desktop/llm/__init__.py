@@ -1,0 +1,1 @@
+"""Controllers: language models that plan, choose models and write answers."""

@@ -1,0 +1,1 @@
+"""The four HuggingGPT stages (plan, select, execute, respond) and the events they emit."""

@@ -1,0 +1,1 @@
+"""The session log in SQLite."""

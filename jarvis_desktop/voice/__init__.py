@@ -1,0 +1,1 @@
+"""Speech in and out: capture, voice activity, recognition, synthesis, playback. Qt-free."""
