@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..pipeline.events import CancelToken
+from ..cancel import CancelToken
 
 
 class ExpertError(RuntimeError):

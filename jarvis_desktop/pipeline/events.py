@@ -10,6 +10,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from ..cancel import Cancelled, CancelToken  # noqa: F401  (re-exported for listeners)
+
 log = logging.getLogger(__name__)
 
 
@@ -145,25 +147,3 @@ class EventBus:
                 listener(event)
             except Exception:  # a listener's bug must not break a user's request
                 log.exception("event listener failed on %s", event.kind)
-
-
-class CancelToken:
-    """Checked between steps (and inside them where a library allows) to stop a request."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; returns True early when cancelled."""
-        return self._event.wait(seconds)
-
-
-class Cancelled(Exception):
-    """Raised inside a stage when the user cancelled the request."""

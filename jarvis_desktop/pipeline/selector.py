@@ -1,0 +1,146 @@
+"""Stage 2: choose an expert model for each task.
+
+Filter the catalog by task, put models that run on this machine first, rank by downloads, keep the
+top K, and let the controller choose among them. The controller call is skipped when the choice
+is clear: one candidate, one runnable candidate, or a tiny controller that cannot judge.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+
+from ..config import Settings
+from ..experts.catalog import Catalog
+from ..experts.registry import ExpertRegistry
+from ..llm.base import Controller, ControllerError
+from .plan import Task
+
+log = logging.getLogger(__name__)
+
+CHOICE_SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "reason": {"type": "string"}},
+    "required": ["id", "reason"],
+}
+
+
+@dataclass
+class Candidate:
+    id: str
+    downloads: int = 0
+    likes: int = 0
+    where: str | None = None  # where it would run; None: not runnable here now
+    description: str = ""
+    license: str | None = None
+
+    @property
+    def local(self) -> bool:
+        return bool(self.where) and self.where.startswith("local")
+
+
+@dataclass
+class Choice:
+    task_id: int
+    task: str
+    model_id: str
+    reason: str
+    where: str | None
+    candidates: list[str] = field(default_factory=list)
+
+
+class ModelSelector:
+    def __init__(self, catalog: Catalog, registry: ExpertRegistry, settings: Settings, controller: Controller | None = None):
+        self.catalog = catalog
+        self.registry = registry
+        self.settings = settings
+        self.controller = controller
+
+    def candidates(self, task: str) -> list[Candidate]:
+        """Top-K candidates: runnable-locally first, then hosted-runnable, then the rest; by downloads."""
+        seen: dict[str, Candidate] = {}
+        for mid in self.registry.local_models(task):
+            info = self.catalog.get(mid, task)
+            seen[mid] = Candidate(mid, info.downloads if info else 0, info.likes if info else 0,
+                                  description=info.description if info else "", license=info.license if info else None)
+        for m in self.catalog.for_task(task):
+            if m.id not in seen:
+                seen[m.id] = Candidate(m.id, m.downloads, m.likes, description=m.description, license=m.license)
+        local_order = {m: i for i, m in enumerate(self.registry.local_models(task))}
+        for c in seen.values():
+            r = self.registry.find(task, c.id)
+            c.where = r.where if r else None
+        ranked = sorted(
+            seen.values(),
+            key=lambda c: (0 if c.local else 1 if c.where else 2, local_order.get(c.id, 1 << 30), -c.downloads, -c.likes, c.id),
+        )
+        return ranked[: max(1, self.settings.candidates)]
+
+    def choose(self, task: Task, request: str) -> Choice:
+        cands = self.candidates(task.task)
+        ids = [c.id for c in cands]
+        if not cands:
+            return Choice(task.id, task.task, "", "no model in the catalog for this task", None, [])
+        runnable = [c for c in cands if c.where]
+        if not runnable:
+            top = cands[0]
+            return Choice(task.id, task.task, top.id, "the most downloaded model; it is not on this machine", None, ids)
+        if len(cands) == 1 or len(runnable) == 1:
+            c = runnable[0]
+            return Choice(task.id, task.task, c.id, f"the only {'local' if c.local else 'runnable'} model for {task.task}", c.where, ids)
+        if self.controller is None or getattr(self.controller, "tiny", False):
+            c = runnable[0]
+            why = "available locally" if c.local else "runs on hosted inference"
+            return Choice(task.id, task.task, c.id, f"{why}, ranked first by downloads", c.where, ids)
+        return self._ask_controller(task, request, runnable, ids)
+
+    def _ask_controller(self, task: Task, request: str, runnable: list[Candidate], ids: list[str]) -> Choice:
+        limit = self.settings.max_description_length
+        lines = []
+        for c in runnable:
+            lines.append(json.dumps({
+                "id": c.id,
+                "runs": c.where,
+                "downloads": c.downloads,
+                "likes": c.likes,
+                "description": (c.description or "")[:limit],
+            }))
+        messages = [
+            {"role": "system", "content": (
+                "You choose the most suitable model for one task of a user's request. "
+                "Prefer models that run locally, then quality and popularity. "
+                'Reply with JSON only: {"id": "<model id from the list>", "reason": "<one short sentence>"}.'
+            )},
+            {"role": "user", "content": (
+                f"User request: {request}\nTask: {json.dumps(task.to_json())}\nCandidate models:\n" + "\n".join(lines)
+            )},
+        ]
+        try:
+            reply = self.controller.chat(messages, json_schema=CHOICE_SCHEMA, max_tokens=200)
+        except ControllerError as e:
+            c = runnable[0]
+            return Choice(task.id, task.task, c.id, f"ranked first (the controller could not choose: {e})", c.where, ids)
+        chosen, reason = parse_choice(str(reply), [c.id for c in runnable])
+        c = next((c for c in runnable if c.id == chosen), runnable[0])
+        if chosen is None:
+            reason = "ranked first (the controller's choice was not one of the candidates)"
+        return Choice(task.id, task.task, c.id, reason, c.where, ids)
+
+
+def parse_choice(reply: str, ids: list[str]) -> tuple[str | None, str]:
+    """The model id and reason from a controller reply: strict JSON first, then a regex fallback."""
+    from .plan import PlanParseError, extract_json
+
+    try:
+        value, _ = extract_json(reply)
+        if isinstance(value, dict) and str(value.get("id", "")) in ids:
+            return str(value["id"]), str(value.get("reason", "")).strip() or "chosen by the controller"
+    except PlanParseError:
+        pass
+    for mid in sorted(ids, key=len, reverse=True):
+        if re.search(re.escape(mid), reply, re.IGNORECASE):
+            m = re.search(r'"?reason"?\s*[:=]\s*"?([^"}\n]+)', reply)
+            return mid, (m.group(1).strip() if m else "chosen by the controller")
+    return None, ""
