@@ -1,0 +1,409 @@
+"""``jarvis``: the command line. Progress goes to stderr while work runs; results to stdout.
+
+Imports are kept inside the commands so ``jarvis --help`` and ``jarvis --version`` are instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from . import __version__
+
+
+def _settings():
+    from .config import SettingsError, load_settings
+
+    try:
+        return load_settings()
+    except SettingsError as e:
+        print(f"jarvis: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _assistant(settings=None):
+    from .pipeline.assistant import Assistant
+
+    return Assistant(settings or _settings())
+
+
+class Progress:
+    """Prints each stage's progress on stderr, and (optionally) the answer as it streams."""
+
+    def __init__(self, stream_answer: bool = True, quiet: bool = False):
+        from rich.console import Console
+
+        self.err = Console(stderr=True, highlight=False)
+        self.stream_answer = stream_answer
+        self.quiet = quiet
+        self.streamed = False
+
+    def __call__(self, e) -> None:
+        from .pipeline import events as ev
+
+        say = (lambda m: None) if self.quiet else (lambda m: self.err.print(m, markup=False))
+        if isinstance(e, ev.StageStarted):
+            say(f"· {e.stage}…")
+        elif isinstance(e, ev.PlanReady):
+            tasks = ", ".join(f"{t['id']}:{t['task']}" for t in e.plan) or "no tasks (plain answer)"
+            say(f"  plan ({e.source}, {e.seconds * 1000:.0f} ms): {tasks}")
+            if e.note and e.source == "fallback":
+                say(f"  note: {e.note}")
+        elif isinstance(e, ev.ModelChosen):
+            say(f"  task {e.task_id} {e.task} -> {e.model_id or '(none)'} [{e.where or 'not available'}]: {e.reason}")
+        elif isinstance(e, ev.TaskStarted):
+            say(f"  ▶ task {e.task_id} {e.task} started")
+        elif isinstance(e, ev.TaskFinished):
+            say(f"  ✔ task {e.task_id} {e.task} done in {e.seconds:.2f} s" + (f" -> {', '.join(e.files)}" if e.files else ""))
+        elif isinstance(e, ev.TaskFailed):
+            say(f"  ✘ task {e.task_id} {e.task} failed: {e.error}")
+        elif isinstance(e, ev.TaskSkipped):
+            say(f"  – task {e.task_id} {e.task} {e.reason}")
+        elif isinstance(e, ev.AnswerToken) and self.stream_answer:
+            if not self.streamed:
+                self.streamed = True
+            sys.stdout.write(e.text)
+            sys.stdout.flush()
+        elif isinstance(e, ev.AnswerDone) and self.stream_answer and self.streamed:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+
+# ------------------------------------------------------------------------------------------
+# commands
+
+
+def cmd_ask(args) -> int:
+    settings = _settings()
+    assistant = _assistant(settings)
+    files = list(args.file or [])
+    text = args.request or ""
+    if args.audio:
+        files.append(args.audio)
+        if not text:
+            text = _transcribe_request(settings, args.audio)
+            if text is None:
+                return 1
+    speaker = _speaker(settings) if args.speak else None
+    progress = Progress(stream_answer=not args.json, quiet=args.json)
+    try:
+        def listen(e):
+            progress(e)
+            if speaker is not None:
+                speaker.on_event(e)
+
+        result = assistant.ask(text, files, session_id=args.session, on_event=listen)
+        if speaker is not None:
+            speaker.wait()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        assistant.close()
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
+    return 0 if result.status == "done" else 1
+
+
+def _transcribe_request(settings, path: str) -> str | None:
+    """``ask --audio FILE`` with no text: the spoken request becomes the text."""
+    from .media import MediaError
+
+    try:
+        from .voice.asr import Transcriber
+
+        transcript = Transcriber(settings).transcribe_file(path)
+    except (MediaError, RuntimeError, OSError) as e:
+        print(f"jarvis: could not transcribe {path}: {e}", file=sys.stderr)
+        return None
+    text = getattr(transcript, "text", str(transcript)).strip()
+    print(f"(heard) {text}", file=sys.stderr)
+    return text
+
+
+def _speaker(settings):
+    """The streaming speaker from the voice package, if it is there; else a note."""
+    try:
+        from .voice.speaker import EventSpeaker
+    except ImportError:
+        print("jarvis: speech output is not available in this installation", file=sys.stderr)
+        return None
+    try:
+        return EventSpeaker(settings)
+    except Exception as e:  # no sound device: answer in text only
+        print(f"jarvis: cannot speak ({e}); answering in text only", file=sys.stderr)
+        return None
+
+
+def cmd_chat(args) -> int:
+    settings = _settings()
+    assistant = _assistant(settings)
+    speaker = _speaker(settings) if args.speak else None
+    session = args.session
+    print("JARVIS chat. Type a request (attach files with: /file PATH), /new for a new conversation, /quit to leave.",
+          file=sys.stderr)
+    files: list[str] = []
+    try:
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if not line:
+                continue
+            if line in ("/quit", "/exit", "/q"):
+                break
+            if line == "/new":
+                session, files = None, []
+                print("(new conversation)", file=sys.stderr)
+                continue
+            if line.startswith("/file "):
+                path = line[6:].strip().strip("'\"")
+                from .media import MediaError, check_attachment
+
+                try:
+                    check_attachment(path)
+                    files.append(path)
+                    print(f"(attached {Path(path).name})", file=sys.stderr)
+                except MediaError as e:
+                    print(f"(not attached) {e}", file=sys.stderr)
+                continue
+            progress = Progress()
+            sys.stdout.write("jarvis> ")
+
+            def listen(e, progress=progress):
+                progress(e)
+                if speaker is not None:
+                    speaker.on_event(e)
+
+            try:
+                result = assistant.ask(line, files, session_id=session, on_event=listen)
+            except KeyboardInterrupt:
+                print("\n(interrupted)", file=sys.stderr)
+                continue
+            session, files = result.session_id, []
+            if speaker is not None:
+                speaker.wait()
+    finally:
+        assistant.close()
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from .media import MediaError, check_attachment
+
+    settings = _settings()
+    assistant = _assistant(settings)
+    attachments = []
+    for f in args.file or []:
+        try:
+            attachments.append(check_attachment(f))
+        except MediaError as e:
+            print(f"jarvis: {e}", file=sys.stderr)
+            return 1
+    try:
+        check, note = assistant.make_plan(args.request, attachments)
+    finally:
+        assistant.close()
+    print(f"planner: {note}", file=sys.stderr)
+    for r in check.repairs:
+        print(f"repaired: {r}", file=sys.stderr)
+    for e in check.errors:
+        print(f"error: {e}", file=sys.stderr)
+    plan = check.plan
+    print(json.dumps(plan.to_json() if plan else [], ensure_ascii=False, indent=2))
+    return 0 if check.ok or (plan is not None and not check.errors) else 1
+
+
+def cmd_models(args) -> int:
+    settings = _settings()
+    if args.action == "refresh":
+        from .experts.catalog import refresh_catalog
+
+        try:
+            catalog = refresh_catalog(settings, progress=lambda i, n, t: print(f"[{i + 1}/{n}] {t}", file=sys.stderr))
+        except RuntimeError as e:
+            print(f"jarvis: {e}", file=sys.stderr)
+            return 1
+        print(f"catalog refreshed: {len(catalog)} models -> {catalog.source}")
+        return 0
+    try:
+        from .experts import model_store
+    except ImportError as e:
+        print(f"jarvis: model management is not available ({e})", file=sys.stderr)
+        return 1
+    return model_store.cli(args, settings)
+
+
+def cmd_sessions(args) -> int:
+    from .store.sessions import SessionStore
+
+    settings = _settings()
+    store = SessionStore(settings.db_path)
+    if args.action == "list":
+        rows = store.search(args.query) if args.query else store.list_sessions()
+        import datetime as dt
+
+        for s in rows:
+            when = dt.datetime.fromtimestamp(s.updated).strftime("%Y-%m-%d %H:%M")
+            print(f"{s.id}  {when}  {s.messages:3d} msgs  {s.title}")
+        if not rows:
+            print("(no sessions yet)", file=sys.stderr)
+        return 0
+    if not args.id:
+        print("jarvis: give a session id (see: jarvis sessions list)", file=sys.stderr)
+        return 2
+    if args.action == "delete":
+        ok = store.delete_session(args.id)
+        print("deleted" if ok else f"no session {args.id}")
+        return 0 if ok else 1
+    data = store.export_session(args.id)
+    if data is None:
+        print(f"jarvis: no session {args.id} (see: jarvis sessions list)", file=sys.stderr)
+        return 1
+    if args.action == "export":
+        text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+            print(f"exported to {args.output}", file=sys.stderr)
+        else:
+            print(text)
+        return 0
+    for m in data["messages"]:
+        print(f"{m['role']:>9}: {m['text']}")
+        for f in m["files"]:
+            print(f"{'':>11}[file] {f}")
+    for r in data["requests"]:
+        for t in r["tasks"]:
+            print(f"{'':>11}task {t['task_id']} {t['task']} {t['status']} model={t['model_id']} {t['error'] or ''}")
+        for o in r["outputs"]:
+            print(f"{'':>11}output {o['path']}")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    from .doctor import run_doctor
+
+    return run_doctor(_settings(), check_controller=not args.no_controller)
+
+
+def cmd_listen(args) -> int:
+    settings = _settings()
+    try:
+        from .voice.conversation import listen_loop
+    except ImportError as e:
+        print(f"jarvis: voice input is not available ({e})", file=sys.stderr)
+        return 1
+    assistant = _assistant(settings)
+    try:
+        return int(listen_loop(assistant, settings) or 0)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        assistant.close()
+
+
+def cmd_gui(args) -> int:
+    try:
+        from .ui.app import run_app
+    except ImportError as e:
+        print(f"jarvis: the desktop window is not available ({e}). Use 'jarvis chat'.", file=sys.stderr)
+        return 1
+    return run_app(sys.argv[:1])
+
+
+def cmd_default(args) -> int:
+    """No subcommand: the desktop window when there is a display, else the terminal chat."""
+    has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or sys.platform in ("win32", "darwin")
+    if has_display:
+        try:
+            import importlib.util
+
+            if importlib.util.find_spec("PySide6") and importlib.util.find_spec("jarvis_desktop.ui.app"):
+                return cmd_gui(args)
+        except ImportError:
+            pass
+    else:
+        print("No display found (DISPLAY is not set): starting the terminal chat. "
+              "Run on a desktop session, or under xvfb-run, for the window.", file=sys.stderr)
+    args.speak, args.session = False, None
+    return cmd_chat(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jarvis", description="JARVIS Desktop: a HuggingGPT-style assistant that runs expert models locally.")
+    p.add_argument("--version", action="version", version=f"jarvis-desktop {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = p.add_subparsers(dest="command")
+
+    a = sub.add_parser("ask", help="one request, answered on stdout")
+    a.add_argument("request", nargs="?", default="")
+    a.add_argument("--file", "-f", action="append", help="attach a file (repeatable)")
+    a.add_argument("--audio", help="a spoken request in an audio file (transcribed when no text is given)")
+    a.add_argument("--speak", action="store_true", help="read the answer aloud")
+    a.add_argument("--json", action="store_true", help="print the plan, models, results and answer as JSON")
+    a.add_argument("--session", help="continue a session")
+    a.set_defaults(fn=cmd_ask)
+
+    c = sub.add_parser("chat", help="a conversation in the terminal")
+    c.add_argument("--speak", action="store_true")
+    c.add_argument("--session")
+    c.set_defaults(fn=cmd_chat)
+
+    pl = sub.add_parser("plan", help="print the validated plan for a request")
+    pl.add_argument("request")
+    pl.add_argument("--file", "-f", action="append")
+    pl.set_defaults(fn=cmd_plan)
+
+    m = sub.add_parser("models", help="the model catalog and the local model cache")
+    m.add_argument("action", choices=["list", "refresh", "pull", "rm", "defaults"])
+    m.add_argument("model", nargs="*", help="model id(s) for pull/rm; task types for defaults")
+    m.add_argument("--all", action="store_true", help="list: the whole catalog, not only cached models")
+    m.add_argument("--task", help="list: only this task type")
+    m.add_argument("--yes", "-y", action="store_true", help="rm/defaults: do not ask")
+    m.set_defaults(fn=cmd_models)
+
+    s = sub.add_parser("sessions", help="the session log")
+    s.add_argument("action", choices=["list", "show", "export", "delete"])
+    s.add_argument("id", nargs="?")
+    s.add_argument("--query", "-q", help="list: full-text search")
+    s.add_argument("--output", "-o", help="export: write to this file")
+    s.set_defaults(fn=cmd_sessions)
+
+    d = sub.add_parser("doctor", help="check this machine: versions, devices, models, controller")
+    d.add_argument("--no-controller", action="store_true", help="do not start or call the controller")
+    d.set_defaults(fn=cmd_doctor)
+
+    li = sub.add_parser("listen", help="hands-free voice conversation in the terminal")
+    li.set_defaults(fn=cmd_listen)
+
+    g = sub.add_parser("gui", help="the desktop window")
+    g.set_defaults(fn=cmd_gui)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    _plugin_commands(parser)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    fn = getattr(args, "fn", None) or cmd_default
+    return int(fn(args) or 0)
+
+
+def _plugin_commands(parser: argparse.ArgumentParser) -> None:
+    """Subcommands that live with their feature (REST server, desktop entry): each such module
+    has ``register(subparsers)``; a missing one simply adds nothing."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for module in ("jarvis_desktop.server.cli", "jarvis_desktop.desktop_entry"):
+        try:
+            mod = __import__(module, fromlist=["register"])
+        except ImportError:
+            continue
+        mod.register(sub)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

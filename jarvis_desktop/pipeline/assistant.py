@@ -1,0 +1,337 @@
+"""The assistant: one request through plan -> select -> execute -> respond, with events.
+
+The CLI, the desktop window and the REST server all call ``Assistant.ask``; they differ only in
+how they show the events. Heavy parts (controller, expert registry, catalog) are built on first
+use, so creating an Assistant is instant.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..cancel import CancelToken
+from ..config import Settings, load_settings
+from ..experts.base import ExpertError, RunContext, TaskOutput
+from ..experts.catalog import Catalog, load_catalog
+from ..experts.registry import ExpertRegistry
+from ..llm.base import Controller, ControllerError
+from ..media import Attachment, MediaError, check_attachment
+from ..store.sessions import SessionStore
+from ..task_types import TASK_TYPES
+from . import events as ev
+from .executor import ExecutionOptions, Scheduler, TaskResult
+from .plan import Plan, PlanCheck, Task
+from .planner import LLMPlanner, Turn
+from .responder import capabilities_answer, chat_answer, compose_answer, controller_answer, stream_words
+from .selector import Choice, ModelSelector
+from .session_log import SessionLogger
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AskResult:
+    request_id: str
+    session_id: str
+    text: str
+    files: list[str]
+    plan: Plan = field(default_factory=Plan)
+    plan_errors: list[str] = field(default_factory=list)
+    choices: dict[int, Choice] = field(default_factory=dict)
+    results: dict[int, TaskResult] = field(default_factory=dict)
+    answer: str = ""
+    status: str = "done"  # done | failed | cancelled
+    error: str = ""
+    composer: str = ""
+
+    @property
+    def output_files(self) -> list[str]:
+        return [str(p) for r in self.results.values() if r.output for p in r.output.files]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "session_id": self.session_id,
+            "request": self.text,
+            "files": self.files,
+            "plan": self.plan.to_json(),
+            "plan_source": self.plan.source,
+            "plan_errors": self.plan_errors,
+            "models": {str(k): {"task": c.task, "model": c.model_id, "reason": c.reason, "where": c.where}
+                       for k, c in self.choices.items()},
+            "results": {
+                str(k): {
+                    "task": r.task.task, "status": r.status, "model": r.model_id, "where": r.where, "error": r.error,
+                    "seconds": round(r.seconds, 3),
+                    "text": r.output.text if r.output else "",
+                    "files": [str(p) for p in r.output.files] if r.output else [],
+                    "data": r.output.data if r.output else None,
+                }
+                for k, r in self.results.items()
+            },
+            "answer": self.answer,
+            "status": self.status,
+            "error": self.error,
+        }
+
+
+class Assistant:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        controller: Controller | None = None,
+        registry: ExpertRegistry | None = None,
+        store: SessionStore | None = None,
+        catalog: Catalog | None = None,
+    ):
+        self.settings = settings or load_settings()
+        self._controller = controller
+        self._controller_error = ""
+        self._registry = registry
+        self._store = store
+        self._catalog = catalog
+        self._offline_planner: Any = None
+        self._lock = threading.RLock()
+        self.bus = ev.EventBus()
+
+    # -- lazily built parts -----------------------------------------------------------------
+    @property
+    def store(self) -> SessionStore:
+        with self._lock:
+            if self._store is None:
+                self._store = SessionStore(self.settings.db_path)
+            return self._store
+
+    @property
+    def registry(self) -> ExpertRegistry:
+        with self._lock:
+            if self._registry is None:
+                from ..experts.defaults import build_registry
+
+                self._registry = build_registry(self.settings)
+            return self._registry
+
+    @property
+    def catalog(self) -> Catalog:
+        with self._lock:
+            if self._catalog is None:
+                self._catalog = load_catalog(self.settings)
+            return self._catalog
+
+    @property
+    def controller(self) -> Controller | None:
+        """The configured controller, or None (with ``controller_error`` saying why)."""
+        with self._lock:
+            if self._controller is None and not self._controller_error:
+                from ..llm.factory import make_controller
+
+                try:
+                    self._controller = make_controller(self.settings)
+                except ControllerError as e:
+                    self._controller_error = str(e)
+            return self._controller
+
+    @property
+    def controller_error(self) -> str:
+        return self._controller_error
+
+    @property
+    def capable_controller(self) -> Controller | None:
+        c = self.controller
+        return c if c is not None and not getattr(c, "tiny", False) else None
+
+    def offline_planner(self) -> Any:
+        with self._lock:
+            if self._offline_planner is None:
+                from ..planning.offline import OfflinePlanner
+
+                self._offline_planner = OfflinePlanner()
+            return self._offline_planner
+
+    def local_task_types(self) -> list[str]:
+        return [t for t in TASK_TYPES if self.registry.local_models(t)]
+
+    def close(self) -> None:
+        c = self._controller
+        if c is not None and hasattr(c, "stop"):
+            c.stop()
+
+    # -- stage 1 -----------------------------------------------------------------------------
+    def make_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> tuple[PlanCheck, str]:
+        """A validated plan (maybe empty) and a note on how it was made."""
+        mode = self.settings.planner
+        capable = self.capable_controller if mode != "offline" else None
+        if mode == "llm" and capable is None:
+            why = self.controller_error or "the controller is a tiny embedded model"
+            note = f"LLM planner asked for but unavailable ({why}); used the offline planner"
+            return self._offline_plan(text, attachments), note
+        if capable is None:
+            return self._offline_plan(text, attachments), "offline planner"
+        draft = None
+        if mode == "hybrid":
+            draft_check = self._offline_plan(text, attachments)
+            draft = draft_check.plan if draft_check.ok and draft_check.plan else None
+        try:
+            check = LLMPlanner(capable, self.settings).plan(text, attachments, history, draft=draft)
+        except ControllerError as e:
+            log.warning("controller unavailable for planning: %s", e)
+            return self._offline_plan(text, attachments), f"offline planner (controller unavailable: {e})"
+        if check.ok:
+            return check, f"{capable.name}"
+        log.warning("the controller's plan was invalid twice (%s); answering as plain chat", "; ".join(check.errors))
+        return PlanCheck(Plan([], "fallback"), check.errors, check.repairs), (
+            "the controller's plan was invalid twice; answered as plain chat: " + "; ".join(check.errors)
+        )
+
+    def _offline_plan(self, text: str, attachments: list[Attachment]) -> PlanCheck:
+        try:
+            planner = self.offline_planner()
+        except ImportError as e:
+            return PlanCheck(Plan([], "offline"), [f"the offline planner is not installed ({e})"])
+        check = planner.plan(text, attachments)
+        if check.plan is None:
+            check.plan = Plan([], "offline")
+        return check
+
+    # -- the whole request -------------------------------------------------------------------
+    def ask(
+        self,
+        text: str,
+        files: Iterable[str | Path] = (),
+        *,
+        session_id: str | None = None,
+        on_event: ev.Listener | None = None,
+        cancel: CancelToken | None = None,
+        respond: bool = True,
+    ) -> AskResult:
+        cancel = cancel or CancelToken()
+        text = (text or "").strip()
+        files = [str(f) for f in files]
+        store = self.store
+        sid = store.ensure_session(session_id, text or (Path(files[0]).name if files else "New conversation"))
+        rid = uuid.uuid4().hex
+        bus = ev.EventBus([SessionLogger(store, sid)] + ([on_event] if on_event else []))
+        bus.subscribe(self.bus.emit)
+        result = AskResult(rid, sid, text, files)
+        history = [Turn(r, t) for r, t in store.history(sid, 20)]
+        bus.emit(ev.RequestStarted(rid, text, files))
+
+        def fail(message: str) -> AskResult:
+            result.status, result.error, result.answer = "failed", message, message
+            bus.emit(ev.RequestFailed(rid, message))
+            bus.emit(ev.AnswerToken(rid, message))
+            bus.emit(ev.AnswerDone(rid, message, 0.0, composer="error"))
+            return result
+
+        def cancelled(stage: str) -> AskResult:
+            result.status, result.error = "cancelled", f"cancelled during {stage}"
+            bus.emit(ev.RequestCancelled(rid, stage))
+            return result
+
+        attachments: list[Attachment] = []
+        problems: list[str] = []
+        for f in files:
+            try:
+                attachments.append(check_attachment(f))
+            except MediaError as e:
+                problems.append(str(e))
+        if problems:
+            return fail("I could not use your file(s): " + " ".join(problems))
+        if not text and not attachments:
+            return fail("The request is empty. Type or say what you would like me to do.")
+        if not text:
+            text = "Tell me what is in the attached file" + ("s." if len(attachments) > 1 else ".")
+
+        # 1. plan
+        bus.emit(ev.StageStarted(rid, "plan"))
+        t0 = time.perf_counter()
+        check, note = self.make_plan(text, attachments, history)
+        plan = check.plan or Plan([], "fallback")
+        result.plan, result.plan_errors = plan, check.errors
+        bus.emit(ev.PlanReady(rid, plan.to_json(), plan.source, time.perf_counter() - t0, check.repairs, note))
+        if cancel.cancelled:
+            return cancelled("plan")
+
+        # 2. select
+        if plan.tasks:
+            bus.emit(ev.StageStarted(rid, "select"))
+            selector = ModelSelector(self.catalog, self.registry, self.settings, self.capable_controller)
+            for task in plan.tasks:
+                choice = selector.choose(task, text)
+                result.choices[task.id] = choice
+                bus.emit(ev.ModelChosen(rid, task.id, task.task, choice.model_id, choice.reason, choice.candidates, choice.where or ""))
+            if cancel.cancelled:
+                return cancelled("select")
+
+            # 3. execute
+            bus.emit(ev.StageStarted(rid, "execute"))
+            out_dir = self.settings.outputs_path / sid / rid[:8]
+            options = ExecutionOptions(
+                max_workers=self.settings.parallel_tasks,
+                task_timeout=self.settings.task_timeout,
+                allowed_files={str(a.path) for a in attachments},
+            )
+            scheduler = Scheduler(self._runner(result.choices), bus, rid, options)
+            models = {tid: (c.model_id, c.where or "") for tid, c in result.choices.items()}
+            result.results = scheduler.run(plan, out_dir, cancel, models, settings=self.settings,
+                                           device=self.settings.resolved_device())
+            if cancel.cancelled:
+                return cancelled("execute")
+        if not respond:
+            result.status = "done"
+            return result
+
+        # 4. respond
+        bus.emit(ev.StageStarted(rid, "respond"))
+        t0 = time.perf_counter()
+        answer, composer = self._respond(rid, bus, text, plan, result, history, check, cancel)
+        if cancel.cancelled:
+            return cancelled("respond")
+        result.answer, result.composer = answer, composer
+        bus.emit(ev.AnswerDone(rid, answer, time.perf_counter() - t0, composer=composer))
+        return result
+
+    def _runner(self, choices: dict[int, Choice]):
+        registry = self.registry
+
+        def run(task: Task, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
+            choice = choices.get(task.id)
+            if choice is None or not choice.model_id:
+                raise ExpertError(f"{task.task}: no model is known for this task type. Add one to the catalog or pull one.")
+            return registry.run(task.task, choice.model_id, args, ctx)
+
+        return run
+
+    def _respond(self, rid, bus, text, plan, result, history, check, cancel) -> tuple[str, str]:
+        def token(piece: str) -> None:
+            if not cancel.cancelled:
+                bus.emit(ev.AnswerToken(rid, piece))
+
+        capable = self.capable_controller
+        if capable is not None:
+            try:
+                if plan.tasks:
+                    return controller_answer(capable, text, plan, result.choices, result.results, token), "controller"
+                past = [{"role": t.role if t.role in ("user", "assistant") else "user", "content": t.text}
+                        for t in history[-10:] if t.text]
+                return chat_answer(capable, past, text, token), "controller"
+            except ControllerError as e:
+                log.warning("controller failed to answer: %s", e)
+                prefix = f"(The language model could not answer: {e}) "
+        else:
+            prefix = ""
+        if plan.tasks:
+            answer = prefix + compose_answer(plan, result.choices, result.results)
+        else:
+            reason = "; ".join(check.errors) if check.errors else ""
+            answer = prefix + capabilities_answer(self.local_task_types(), reason)
+        for piece in stream_words(answer):
+            token(piece)
+        return answer, "composer"
