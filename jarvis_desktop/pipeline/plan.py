@@ -158,13 +158,15 @@ def extract_json(text: str) -> tuple[Any, list[str]]:
         repairs.append("added a missing '['")
     try:
         return json.loads(s), repairs
+    except RecursionError:
+        raise PlanParseError("the reply nests brackets too deeply to be a plan") from None
     except json.JSONDecodeError:
         pass
     import json_repair
 
     try:
         value = json_repair.loads(s)
-    except Exception as e:  # json_repair is best-effort; anything it raises means unparseable
+    except (Exception, RecursionError) as e:  # json_repair is best-effort; anything it raises means unparseable
         raise PlanParseError(f"the reply is not JSON and could not be repaired ({type(e).__name__})") from None
     if value in ("", None, [], {}) and s not in ("[]", "{}"):
         raise PlanParseError("the reply is not JSON and could not be repaired")
