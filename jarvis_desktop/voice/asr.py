@@ -152,15 +152,20 @@ class Transcriber:
 
     def __init__(
         self,
-        model: str = "",
+        model: "str | Any" = "",
         *,
         cache_dir: Path | None = None,
         device: str = "auto",
         language: str = "",
-        offline: bool = True,
+        offline: bool = True,  # local_files_only: never fetch a model
         beam_size: int = 1,
     ):
-        self.model_name = model
+        if not isinstance(model, (str, Path)):  # Transcriber(settings): the configured model
+            settings = model
+            model, cache_dir, device, language = (
+                settings.asr_model, settings.model_cache_path, settings.device, settings.language)
+            offline = bool(settings.offline or os.environ.get("HF_HUB_OFFLINE") == "1")
+        self.model_name = str(model)
         self.cache_dir = cache_dir
         self.device_setting = device
         self.language = language
@@ -171,14 +176,7 @@ class Transcriber:
 
     @classmethod
     def from_settings(cls, settings, **kw) -> "Transcriber":
-        return cls(
-            settings.asr_model,
-            cache_dir=settings.model_cache_path,
-            device=settings.device,
-            language=settings.language,
-            offline=settings.offline or os.environ.get("HF_HUB_OFFLINE") == "1",
-            **kw,
-        )
+        return cls(settings, **kw)
 
     @property
     def model_id(self) -> str:
@@ -198,6 +196,10 @@ class Transcriber:
         """Load (or fetch the already loaded) model; call early to hide the load from the first request."""
         dev, ct = pick_device(self.device_setting)
         return _load(self.resolved.path, dev, ct)
+
+    def transcribe_file(self, path: str | Path, **kw) -> Transcript:
+        """Recognise a spoken request in an audio file (decoded with media.load_audio)."""
+        return self.transcribe(Path(path), **kw)
 
     def transcribe(self, audio, *, language: str | None = None, vad_filter: bool | None = None) -> Transcript:
         """Recognise speech in ``audio``: a file path or mono float32 samples at 16 kHz.

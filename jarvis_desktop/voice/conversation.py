@@ -1,0 +1,195 @@
+"""``jarvis listen``: a hands-free conversation in the terminal.
+
+The microphone is read on its own thread for the whole conversation, so the user can talk over
+the assistant (barge-in) while an answer is still being written or spoken. Each utterance is
+recognised (speculatively from the first pause), checked against what the assistant just said
+(self-echo), and sent to ``assistant.ask``; the answer's tokens are printed and spoken sentence by
+sentence as they stream.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import queue
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from .errors import AudioDeviceError, VoiceError
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED_NOTE = "(I interrupted your previous answer.)"
+_GOODBYE = re.compile(r"^\W*(stop listening|goodbye|good bye|bye( bye)?|exit|quit)\W*$", re.I)
+
+
+def listen_loop(
+    assistant,
+    settings,
+    *,
+    mic=None,
+    player=None,
+    transcriber=None,
+    synthesizer=None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    stop: threading.Event | None = None,
+    max_turns: int | None = None,
+    session_id: str | None = None,
+    on_event: Callable[[Any], None] | None = None,
+    speak: bool | None = None,
+) -> int:
+    """Listen, answer, speak, until ``stop`` is set, the user says "goodbye", ``max_turns``
+    requests were answered, or the microphone fails. Returns an exit status (0 ok, 1 device error).
+
+    ``assistant.ask(text, files, on_event=...)`` must return an object with ``.answer``. The audio
+    parts default to the configured devices and models; pass them to use others."""
+    from .capture import Microphone
+    from .listener import Recognizer, VoiceInput
+    from .playback import Player
+    from .speaker import StreamingSpeaker
+    from .tts import Synthesizer
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    stop = stop or threading.Event()
+    speak = settings.tts if speak is None else speak
+
+    def note(msg: str) -> None:
+        print(msg, file=err, flush=True)
+
+    if transcriber is None:
+        from .asr import Transcriber
+
+        transcriber = Transcriber(settings)
+    note("jarvis: loading speech models...")
+    try:
+        transcriber.load()
+    except VoiceError as e:
+        note(f"jarvis: {e}")
+        return 1
+    speaker = None
+    if speak:
+        synthesizer = synthesizer or Synthesizer.from_settings(settings)
+        try:
+            synthesizer.load()
+        except VoiceError as e:
+            note(f"jarvis: {e}; answers will be spoken with espeak-ng")
+        speaker = StreamingSpeaker(synthesizer, player or Player(settings.output_device))
+
+    inbox: queue.Queue = queue.Queue()
+    recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")
+
+    def on_speech_start(_pos: int) -> None:
+        if speaker is not None and speaker.speaking and speaker.interrupt():
+            note("jarvis: (interrupted)")
+
+    mic = mic or Microphone(settings.input_device)
+    vin = VoiceInput(
+        mic,
+        mode="hands-free",
+        silence_ms=settings.silence_ms,
+        on_speech_start=on_speech_start,
+        on_pause=recognizer.speculate,
+        on_utterance=lambda u: inbox.put(("utterance", u)),
+        on_error=lambda m: inbox.put(("error", m)),
+    )
+    try:
+        vin.start()
+    except AudioDeviceError as e:
+        note(f"jarvis: {e}")
+        return 1
+    note("jarvis: listening. Speak a request; say \"goodbye\" to stop. Ctrl+C quits.")
+    takes_interrupted = "interrupted" in inspect.signature(assistant.ask).parameters
+    turns = 0
+    status = 0
+    try:
+        while not stop.is_set():
+            try:
+                kind, item = inbox.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if kind == "error":
+                note(f"jarvis: {item}")
+                status = 1
+                if not getattr(mic, "active", False):
+                    break
+                continue
+            rec = recognizer.recognize(item)
+            if rec.empty:
+                note("jarvis: (no speech heard)")
+                continue
+            if not rec.ok:
+                note(f"jarvis: {rec.error}")
+                continue
+            text = rec.text.strip()
+            if speaker is not None and speaker.echo.is_echo(text):
+                note(f"jarvis: (ignored my own voice: \"{text}\")")
+                continue
+            print(f"You: {text}", file=out, flush=True)
+            if _GOODBYE.match(text):
+                break
+            interrupted = speaker.consume_interrupted() if speaker is not None else False
+            _ask(assistant, text, speaker, out, on_event, session_id, interrupted, takes_interrupted)
+            turns += 1
+            if max_turns is not None and turns >= max_turns:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        vin.stop()
+        recognizer.close()
+        if speaker is not None:
+            if not stop.is_set():
+                speaker.wait(timeout=60)
+            speaker.close()
+    return status
+
+
+def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool):
+    streamed = []
+
+    def listen(e) -> None:
+        kind = type(e).__name__
+        if kind == "AnswerToken":
+            streamed.append(e.text)
+            out.write(e.text)
+            out.flush()
+            if speaker is not None:
+                speaker.feed(e.text)
+        if on_event is not None:
+            on_event(e)
+
+    if speaker is not None:
+        speaker.begin()
+    request = text
+    kw: dict[str, Any] = {"on_event": listen}
+    if session_id:
+        kw["session_id"] = session_id
+    if interrupted:
+        if takes_interrupted:
+            kw["interrupted"] = True
+        else:
+            request = f"{INTERRUPTED_NOTE} {text}"
+    out.write("Jarvis: ")
+    out.flush()
+    try:
+        result = assistant.ask(request, [], **kw)
+    except Exception as e:  # the conversation goes on after a failed request
+        log.exception("request failed")
+        print(f"\njarvis: the request failed: {e}", file=out, flush=True)
+        return None
+    answer = getattr(result, "answer", "") or ""
+    if not streamed:
+        out.write(answer)
+    out.write("\n")
+    out.flush()
+    if speaker is not None:
+        if streamed:
+            speaker.finish()
+        elif answer:
+            speaker.say(answer)
+    return result
