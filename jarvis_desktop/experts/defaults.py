@@ -33,4 +33,10 @@ def build_registry(settings: Settings, controller: Callable[..., Any] | None = N
             log.info("speech experts unavailable: %s", e)
         else:
             registry.add(SpeechBackend(settings))
+        from .transformers_backend import TransformersBackend
+
+        from .control import ControlMapBackend
+
+        registry.add(TransformersBackend(settings, cache))
+        registry.add(ControlMapBackend(settings, cache))
     return registry
