@@ -180,8 +180,9 @@ class Microphone:
         sd = _sd()
         device = find_device(self.device_spec, "input") if self._factory is None else (self.device_spec or None)
         factory = self._factory or sd.InputStream
-        self._pending = np.zeros(0, np.float32)
-        self._position = 0
+        while not self._queue.empty():  # blocks left from an earlier start
+            self._queue.get_nowait()
+        self._preroll.clear()
         self._closed.clear()
         self.error = ""
         rates = [self.device_rate] if self.device_rate else [SAMPLE_RATE, None]
@@ -192,6 +193,10 @@ class Microphone:
                     rate = float(sd.query_devices(device, "input")["default_samplerate"]) if self._factory is None else 48000.0
                 except Exception as e:
                     raise AudioDeviceError(f"cannot open the microphone: {e}") from None
+            # set before the stream starts: its first callback may come at once
+            self._resampler = StreamResampler(rate, SAMPLE_RATE) if int(rate) != SAMPLE_RATE else None
+            self._pending = np.zeros(0, np.float32)
+            self._position = 0
             try:
                 self._stream = factory(
                     samplerate=rate, channels=1, dtype="int16", device=device,
@@ -205,7 +210,6 @@ class Microphone:
                 log.info("microphone refused %s Hz: %s", rate, e)
                 continue
             self.rate = int(rate)
-            self._resampler = StreamResampler(rate, SAMPLE_RATE) if int(rate) != SAMPLE_RATE else None
             if self._resampler:
                 log.info("microphone runs at %d Hz; resampling to 16 kHz", self.rate)
             return self

@@ -74,3 +74,167 @@ def file_backed_alsa(home: str | Path, capture_raw: str | Path, playback_raw: st
     rc = home / ".asoundrc"
     rc.write_text(_ASOUNDRC.format(capture=Path(capture_raw).resolve(), playback=Path(playback_raw).resolve()))
     return rc
+
+
+class alsa_file_device:
+    """Context manager: HOME points at a folder whose .asoundrc makes the default ALSA device a
+    file pair, and PortAudio is re-initialised so it sees that device (restored on exit)."""
+
+    def __init__(self, home: str | Path, capture_raw: str | Path, playback_raw: str | Path):
+        self.home, self.capture_raw, self.playback_raw = Path(home), Path(capture_raw), Path(playback_raw)
+
+    def __enter__(self) -> "alsa_file_device":
+        import os
+
+        self._old = os.environ.get("HOME")
+        file_backed_alsa(self.home, self.capture_raw, self.playback_raw)
+        if not self.capture_raw.exists():
+            self.capture_raw.write_bytes(b"")
+        os.environ["HOME"] = str(self.home)
+        _reinit_portaudio()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        if self._old is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = self._old
+        _reinit_portaudio()
+
+    def played(self, sample_rate_hint: int = 0):
+        """What was played, as float32 (the device writes raw int16)."""
+        import numpy as np
+
+        if not self.playback_raw.exists():
+            return np.zeros(0, np.float32)
+        return np.fromfile(self.playback_raw, dtype="<i2").astype(np.float32) / 32768.0
+
+
+def _reinit_portaudio() -> None:
+    import sounddevice as sd
+
+    sd._terminate()
+    sd._initialize()
+
+
+class _FakeStreamBase:
+    """Shared shape of sounddevice's stream objects, for the sound-card fakes below."""
+
+    def __init__(self, samplerate=None, blocksize=None, device=None, channels=1, dtype="int16",
+                 callback=None, finished_callback=None, rates=None, speed: float = 1.0, **_):
+        import sounddevice as sd
+
+        if rates is not None and int(samplerate) not in rates:
+            raise sd.PortAudioError(f"Invalid sample rate [PaErrorCode -9997] ({samplerate} Hz; this card offers {rates})")
+        self.samplerate = float(samplerate)
+        self.blocksize = int(blocksize or 512)
+        self.channels = channels
+        self.dtype = dtype
+        self.callback = callback
+        self.finished_callback = finished_callback
+        self.speed = speed
+        self._halt = None
+        self._thread = None
+        self.active = False
+        self.closed = False
+
+    def start(self):
+        import threading
+
+        self._halt = threading.Event()
+        self.active = True
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _end(self):
+        if self.active:
+            self.active = False
+            if self.finished_callback:
+                self.finished_callback()
+
+    def abort(self):
+        if self._halt is not None:
+            self._halt.set()
+        if self._thread is not None and self._thread is not __import__("threading").current_thread():
+            self._thread.join(2)
+        self._end()
+
+    stop = abort
+
+    def close(self):
+        self.abort()
+        self.closed = True
+
+    def _sleep(self) -> bool:
+        """Wait one block of real time (scaled by speed); True when halted."""
+        return self._halt.wait(self.blocksize / self.samplerate / self.speed)
+
+
+class FakeRealtimeMicrophone(_FakeStreamBase):
+    """A sound card that cannot exist on a test machine: delivers ``audio`` (float, at the
+    stream's rate) in real time, then silence; optionally "unplugged" after ``unplug_after`` s."""
+
+    def __init__(self, audio, unplug_after: float | None = None, **kw):
+        super().__init__(**kw)
+        import numpy as np
+
+        self.audio = (np.clip(np.asarray(audio, np.float32), -1, 1) * 32767).astype(np.int16)
+        self.unplug_after = unplug_after
+
+    def _loop(self):
+        import numpy as np
+        import sounddevice as sd
+
+        pos = 0
+        while not self._halt.is_set():
+            if self.unplug_after is not None and pos >= self.unplug_after * self.samplerate:
+                self._end()  # what PortAudio does when the device disappears
+                return
+            block = np.zeros((self.blocksize, 1), np.int16)
+            chunk = self.audio[pos:pos + self.blocksize]
+            block[:len(chunk), 0] = chunk
+            pos += self.blocksize
+            try:
+                self.callback(block, self.blocksize, None, sd.CallbackFlags())
+            except (sd.CallbackStop, sd.CallbackAbort):
+                break
+            if self._sleep():
+                break
+        self._end()
+
+
+class FakeRealtimeSpeaker(_FakeStreamBase):
+    """A sound card that plays in real time (a test machine's devices are unpaced): pulls blocks
+    from the callback at the stream's pace and keeps what was played in ``played``."""
+
+    instances: list = []
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.played: list = []
+        FakeRealtimeSpeaker.instances.append(self)
+
+    def _loop(self):
+        import numpy as np
+        import sounddevice as sd
+
+        while not self._halt.is_set():
+            out = np.zeros((self.blocksize, 1), np.int16)
+            try:
+                self.callback(out, self.blocksize, None, sd.CallbackFlags())
+            except sd.CallbackStop:
+                self.played.append(out[:, 0].copy())
+                break
+            except sd.CallbackAbort:
+                break
+            self.played.append(out[:, 0].copy())
+            if self._sleep():
+                break
+        self._end()
+
+    def samples(self):
+        import numpy as np
+
+        return np.concatenate(self.played).astype(np.float32) / 32768 if self.played else np.zeros(0, np.float32)
