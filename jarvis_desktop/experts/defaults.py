@@ -39,4 +39,7 @@ def build_registry(settings: Settings, controller: Callable[..., Any] | None = N
 
         registry.add(TransformersBackend(settings, cache))
         registry.add(ControlMapBackend(settings, cache))
+        from .diffusers_backend import DiffusersBackend
+
+        registry.add(DiffusersBackend(settings, cache))
     return registry

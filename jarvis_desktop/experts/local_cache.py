@@ -18,7 +18,7 @@ from pathlib import Path
 CONTROL_KINDS = ("canny", "hed", "mlsd", "openpose", "normal", "seg", "depth")
 #: Words in a ControlNet's id -> the control kind it was trained on.
 _CONTROL_WORDS = {"canny": "canny", "hed": "hed", "softedge": "hed", "mlsd": "mlsd", "openpose": "openpose",
-                  "pose": "openpose", "normal": "normal", "seg": "seg", "depth": "depth"}
+                  "pose": "openpose", "normal": "normal", "normalbae": "normal", "seg": "seg", "depth": "depth"}
 
 
 def repo_folder_name(model_id: str) -> str:

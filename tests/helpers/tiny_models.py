@@ -289,3 +289,83 @@ def build(cache: Path, builders: dict[str, Callable[[Path], None]], work: Path |
         fn(src)
         out[repo_id] = put_in_cache(cache, repo_id, src)
     return out
+
+
+# --- diffusers ---------------------------------------------------------------------------
+def clip_tokenizer():
+    """A CLIP BPE tokenizer from a hand-written byte vocabulary (no merges, no download)."""
+    from transformers import CLIPTokenizer
+
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    chars = [chr(c) for c in cs]
+    vocab = {c: i for i, c in enumerate(chars)}
+    vocab.update({c + "</w>": 256 + i for i, c in enumerate(chars)})
+    vocab["<|startoftext|>"] = len(vocab)
+    vocab["<|endoftext|>"] = len(vocab)
+    return CLIPTokenizer(vocab=vocab, merges=[], model_max_length=77)
+
+
+def _sd_parts(in_channels: int = 4):
+    from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
+    from transformers import CLIPTextConfig, CLIPTextModel
+
+    tok = clip_tokenizer()
+    v = tok.get_vocab()
+    te = CLIPTextModel(CLIPTextConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=37, num_attention_heads=4,
+                                      num_hidden_layers=2, max_position_embeddings=77, bos_token_id=v["<|startoftext|>"],
+                                      eos_token_id=v["<|endoftext|>"], pad_token_id=v["<|endoftext|>"]))
+    unet = UNet2DConditionModel(block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=in_channels,
+                                out_channels=4, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
+                                up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=32, attention_head_dim=8)
+    vae = AutoencoderKL(block_out_channels=[32, 64], in_channels=3, out_channels=3, latent_channels=4,
+                        down_block_types=["DownEncoderBlock2D"] * 2, up_block_types=["UpDecoderBlock2D"] * 2)
+    return dict(vae=vae, text_encoder=te, tokenizer=tok, unet=unet, scheduler=DDIMScheduler())
+
+
+def stable_diffusion(d: Path):
+    from diffusers import StableDiffusionPipeline
+
+    StableDiffusionPipeline(**_sd_parts(), safety_checker=None, feature_extractor=None,
+                            requires_safety_checker=False).save_pretrained(d)
+
+
+def instruct_pix2pix(d: Path):
+    from diffusers import StableDiffusionInstructPix2PixPipeline
+
+    StableDiffusionInstructPix2PixPipeline(**_sd_parts(in_channels=8), safety_checker=None, feature_extractor=None,
+                                           requires_safety_checker=False).save_pretrained(d)
+
+
+def text_to_video(d: Path):
+    from diffusers import TextToVideoSDPipeline, UNet3DConditionModel
+
+    parts = _sd_parts()
+    parts["unet"] = UNet3DConditionModel(block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=4,
+                                         out_channels=4, down_block_types=("CrossAttnDownBlock3D", "DownBlock3D"),
+                                         up_block_types=("UpBlock3D", "CrossAttnUpBlock3D"), cross_attention_dim=32,
+                                         attention_head_dim=8, norm_num_groups=32)
+    TextToVideoSDPipeline(**parts).save_pretrained(d)
+
+
+def controlnet(d: Path):
+    from diffusers import ControlNetModel
+
+    ControlNetModel(block_out_channels=(32, 64), layers_per_block=1, in_channels=4, cross_attention_dim=32,
+                    down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), attention_head_dim=8,
+                    conditioning_embedding_out_channels=(16, 32)).save_pretrained(d)
+
+
+DIFFUSERS_MODELS: dict[str, Callable[[Path], None]] = {
+    "tiny/sd": stable_diffusion,
+    "tiny/instruct-pix2pix": instruct_pix2pix,
+    "tiny/text-to-video": text_to_video,
+    "tiny/sd-controlnet-canny": controlnet,
+    "tiny/sd-controlnet-depth": controlnet,
+}

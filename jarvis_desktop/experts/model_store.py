@@ -1,0 +1,255 @@
+"""Getting models into the local cache and out again: pull, list, remove, and the curated defaults.
+
+Plain functions with dataclass results; the CLI (`jarvis models pull|list|rm|defaults`) and the
+GUI present them. Downloads go through ``huggingface_hub.snapshot_download`` into the Hugging Face
+cache layout under ``model_cache/``: its tqdm bars show progress and an interrupted download
+resumes where it stopped on the next pull.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings, resources_dir
+from .base import ExpertError
+from .local_cache import describe, model_id_of, repo_folder_name, snapshot_dir
+
+#: Never fetched: other frameworks' copies of the same weights and single-file checkpoints.
+IGNORE_PATTERNS = ["*.ckpt", "*.msgpack", "*.h5", "*.ot", "tf_model*", "flax_model*", "rust_model*",
+                   "coreml/*", "*.tflite", "*.mlmodel", "onnx/*", "openvino/*", "*.gguf"]
+
+
+@dataclass(frozen=True)
+class CachedModel:
+    model_id: str
+    path: Path
+    size_bytes: int
+    tasks: list[str]
+    family: str
+    revision: str
+
+    @property
+    def size_mb(self) -> float:
+        return round(self.size_bytes / 1e6, 1)
+
+
+@dataclass(frozen=True)
+class PullResult:
+    model_id: str
+    path: Path
+    size_bytes: int
+    tasks: list[str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class DefaultModel:
+    """One entry of resources/experts/defaults.json."""
+
+    task: str
+    model_id: str | None
+    license: str = ""
+    size_mb: float = 0.0
+    shipped: str = ""
+    builtin: str = ""
+    variant: str = ""
+    needs: str = ""
+    note: str = ""
+
+
+@dataclass
+class PullPlan:
+    """What pulling the defaults for some task types would fetch (each model once)."""
+
+    models: list[DefaultModel] = field(default_factory=list)
+    nothing_to_fetch: list[str] = field(default_factory=list)  # tasks covered by shipped/builtin models
+    no_default: list[str] = field(default_factory=list)
+
+    @property
+    def total_mb(self) -> float:
+        return round(sum(m.size_mb for m in self.models), 1)
+
+
+def _cache(settings: Settings) -> Path:
+    return settings.model_cache_path
+
+
+def _dir_bytes(repo: Path) -> int:
+    blobs = repo / "blobs"
+    root = blobs if blobs.is_dir() else repo
+    seen, total = set(), 0
+    for p in root.rglob("*"):
+        if p.is_file():
+            rp = p.resolve()
+            if rp not in seen:
+                seen.add(rp)
+                total += rp.stat().st_size
+    return total
+
+
+def _tasks_from_catalog(settings: Settings, model_id: str) -> list[str]:
+    try:
+        from .catalog import load_catalog
+
+        return list(load_catalog(settings).tasks_of(model_id))
+    except Exception:  # no catalog shipped yet, or unreadable: the files still tell us
+        return []
+
+
+def list_cached(settings: Settings) -> list[CachedModel]:
+    """Every model in the cache with its size on disk and the task types it covers."""
+    cache = _cache(settings)
+    out = []
+    if not cache.is_dir():
+        return out
+    for repo in sorted(cache.iterdir()):
+        mid = model_id_of(repo.name)
+        snap = snapshot_dir(cache, mid) if mid else None
+        if not mid or snap is None:
+            continue
+        info = describe(mid, snap)
+        tasks = list(dict.fromkeys(_tasks_from_catalog(settings, mid) + list(info.tasks)))
+        out.append(CachedModel(mid, snap, _dir_bytes(repo), tasks, info.family, snap.name))
+    return out
+
+
+def remove(model_id: str, settings: Settings) -> int:
+    """Delete a model from the cache; returns the bytes freed. Unknown ids are a clear error."""
+    repo = _cache(settings) / repo_folder_name(model_id)
+    if not repo.is_dir():
+        raise ExpertError(f"'{model_id}' is not in the model cache ({_cache(settings)}). See: jarvis models list")
+    size = _dir_bytes(repo)
+    shutil.rmtree(repo)
+    return size
+
+
+def _has_variant_files(files: list[str], variant: str) -> bool:
+    return any(f".{variant}." in f for f in files)
+
+
+def _patterns(files: list[str], variant: str = "") -> tuple[list[str] | None, list[str]]:
+    """Which files to fetch: one weight format (safetensors over .bin), one precision variant."""
+    ignore = list(IGNORE_PATTERNS)
+    if any(f.endswith(".safetensors") for f in files):
+        ignore += ["*.bin", "*.pt", "*.pth"]
+    if variant and _has_variant_files(files, variant):
+        # keep only the variant's weights: drop every other weight file that has a variant twin
+        weights = [f for f in files if f.endswith((".safetensors", ".bin"))]
+        ignore += [f for f in weights if f".{variant}." not in f and any(
+            w.replace(f".{variant}.", ".") == f for w in weights if f".{variant}." in w)]
+    else:
+        ignore += ["*.fp16.*", "*.non_ema.*", "*.ema.*"]
+    return None, ignore
+
+
+def pull(model_id: str, settings: Settings, variant: str = "", revision: str | None = None,
+         progress: bool = True) -> PullResult:
+    """Download (or finish downloading) a model into the cache, with tqdm progress bars."""
+    if settings.offline:
+        raise ExpertError(f"Offline mode is on: cannot download '{model_id}'. Turn it off (JARVIS_OFFLINE=0) to pull models.")
+    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError,
+                                        RepositoryNotFoundError, RevisionNotFoundError)
+
+    token = settings.hf_token or None
+    t0 = time.time()
+    try:
+        files = HfApi(token=token).list_repo_files(model_id, revision=revision)
+        allow, ignore = _patterns(files, variant)
+        path = snapshot_download(model_id, revision=revision, cache_dir=str(_cache(settings)), token=token,
+                                 allow_patterns=allow, ignore_patterns=ignore,
+                                 tqdm_class=None if progress else _Silent)
+    except GatedRepoError:
+        raise ExpertError(f"'{model_id}' is gated: accept its licence on huggingface.co and set HF_TOKEN, then pull again.") from None
+    except RepositoryNotFoundError:
+        raise ExpertError(f"'{model_id}' was not found on the Hugging Face Hub (check the spelling, or set HF_TOKEN for a private model).") from None
+    except RevisionNotFoundError:
+        raise ExpertError(f"'{model_id}' has no revision '{revision}'.") from None
+    except LocalEntryNotFoundError:
+        raise ExpertError(f"Cannot reach the Hugging Face Hub to download '{model_id}'. Check the network and try again; "
+                          "the download resumes where it stopped.") from None
+    except HfHubHTTPError as e:
+        raise ExpertError(f"Downloading '{model_id}' failed: {str(e).splitlines()[0]}") from None
+    except OSError as e:
+        raise ExpertError(f"Downloading '{model_id}' failed: {e}. Run the same pull again to resume.") from None
+    snap = Path(path)
+    info = describe(model_id, snap)
+    tasks = list(dict.fromkeys(_tasks_from_catalog(settings, model_id) + list(info.tasks)))
+    return PullResult(model_id, snap, _dir_bytes(_cache(settings) / repo_folder_name(model_id)), tasks, round(time.time() - t0, 1))
+
+
+class _Silent:
+    """A tqdm stand-in that shows nothing (for GUI callers that draw their own progress)."""
+
+    def __init__(self, *a, **kw):
+        self.n = 0
+
+    def update(self, n=1):
+        self.n += n
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        return iter(())
+
+    def set_description(self, *a, **kw):
+        pass
+
+
+@lru_cache(maxsize=1)
+def curated_defaults() -> dict[str, Any]:
+    return json.loads((resources_dir() / "experts" / "defaults.json").read_text(encoding="utf-8"))
+
+
+def default_models(tasks: list[str] | None = None) -> list[DefaultModel]:
+    """The curated default for each task type (all task types when ``tasks`` is None)."""
+    table = curated_defaults()["tasks"]
+    unknown = [t for t in (tasks or []) if t not in table]
+    if unknown:
+        raise ExpertError(f"unknown task type(s): {', '.join(unknown)}")
+    out = []
+    for task in tasks or list(table):
+        e = table[task]
+        out.append(DefaultModel(task, e.get("model"), e.get("license", ""), float(e.get("size_mb", 0)), e.get("shipped", ""),
+                                e.get("builtin", ""), e.get("variant", ""), e.get("needs", ""), e.get("note", "")))
+    return out
+
+
+def plan_defaults(tasks: list[str] | None, settings: Settings, include_shipped: bool = False) -> PullPlan:
+    """Which downloads the defaults for ``tasks`` need, skipping what is cached, shipped or built in."""
+    plan = PullPlan()
+    cached = {m.model_id for m in list_cached(settings)}
+    chosen: dict[str, DefaultModel] = {}
+    for d in default_models(tasks):
+        if (d.shipped or d.builtin) and not include_shipped:
+            plan.nothing_to_fetch.append(d.task)
+            continue
+        if not d.model_id:
+            plan.no_default.append(d.task)
+            continue
+        for mid, size, variant in ((d.model_id, d.size_mb, d.variant), (d.needs, 0.0, "fp16")):
+            if mid and mid not in cached and mid not in chosen:
+                if mid == d.needs:
+                    base = next((x for x in default_models() if x.model_id == mid), None)
+                    size, variant = (base.size_mb, base.variant) if base else (size, variant)
+                chosen[mid] = DefaultModel(d.task, mid, d.license, size, variant=variant)
+    plan.models = list(chosen.values())
+    return plan
+
+
+def pull_defaults(tasks: list[str] | None, settings: Settings, progress: bool = True) -> list[PullResult]:
+    """Pull the curated defaults for the chosen task types (each model once, cached ones skipped)."""
+    return [pull(m.model_id, settings, variant=m.variant, progress=progress) for m in plan_defaults(tasks, settings).models]
