@@ -3,7 +3,9 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-APT_PKGS := espeak-ng libportaudio2 libsndfile1 alsa-utils libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 desktop-file-utils sox
+APT_PKGS := espeak-ng sox libportaudio2 libsndfile1 alsa-utils desktop-file-utils \
+            libegl1 libgl1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 \
+            libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
 
 .PHONY: setup system-deps run test bench lint clean package
 

@@ -88,7 +88,7 @@ def cmd_ask(args) -> int:
             if text is None:
                 return 1
     speaker = _speaker(settings) if args.speak else None
-    progress = Progress(stream_answer=not args.json, quiet=args.json)
+    progress = Progress(stream_answer=not args.json)
     try:
         def listen(e):
             progress(e)

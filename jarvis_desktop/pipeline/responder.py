@@ -59,10 +59,10 @@ def compose_answer(plan: Plan, choices: dict[int, Choice], results: dict[int, Ta
             if out.text and (kind == "text" or not files):
                 sentence += f': "{_quote(out.text)}"'
             elif out.text and files and out.text.strip():
-                sentence += f" ({_quote(out.text)})"
+                sentence += f" ({_quote(out.text).rstrip('.!? ')})"
             if files:
-                sentence += ". Saved to " + " and ".join(files)
-            parts.append(sentence.rstrip(".") + ".")
+                sentence += ("" if sentence.endswith((".", '."')) else ".") + " Saved to " + " and ".join(files)
+            parts.append(sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + ".")
         elif r.status == "failed":
             parts.append(f"The {label} step with {model} failed: {r.error.rstrip('.')}.")
         else:

@@ -92,8 +92,8 @@ class ModelSelector:
             return Choice(task.id, task.task, c.id, f"the only {'local' if c.local else 'runnable'} model for {task.task}", c.where, ids)
         if self.controller is None or getattr(self.controller, "tiny", False):
             c = runnable[0]
-            why = "available locally" if c.local else "runs on hosted inference"
-            return Choice(task.id, task.task, c.id, f"{why}, ranked first by downloads", c.where, ids)
+            why = "runs on this machine" if c.local else "runs on hosted inference"
+            return Choice(task.id, task.task, c.id, f"{why}; first of {len(runnable)} runnable candidates", c.where, ids)
         return self._ask_controller(task, request, runnable, ids)
 
     def _ask_controller(self, task: Task, request: str, runnable: list[Candidate], ids: list[str]) -> Choice:

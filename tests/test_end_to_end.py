@@ -1,0 +1,152 @@
+"""The whole assistant offline (JARVIS_OFFLINE=1), with the models the registry packages ship:
+a spoken WAV is transcribed by Whisper tiny.en, read aloud by the piper voice, and everything
+lands in the SQLite log. Then the bad inputs a user will certainly produce."""
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+from jarvis_desktop.config import load_settings
+from jarvis_desktop.pipeline import events as ev
+from jarvis_desktop.pipeline.assistant import Assistant
+
+pytestmark = pytest.mark.slow
+
+
+def espeak(text: str, path: Path) -> Path:
+    subprocess.run(["espeak-ng", "-w", str(path), text], check=True)
+    return path
+
+
+@pytest.fixture
+def assistant(jarvis_env):
+    a = Assistant(load_settings())
+    yield a
+    a.close()
+
+
+def test_spoken_request_transcribed_and_read_aloud(assistant, tmp_path):
+    wav = espeak("The meeting moved to Thursday in Paris", tmp_path / "memo.wav")
+    seen: list[ev.Event] = []
+    result = assistant.ask("Transcribe this recording and read the transcript aloud", [wav], on_event=seen.append)
+
+    assert result.status == "done", result.error
+    assert [t.task for t in result.plan.tasks] == ["automatic-speech-recognition", "text-to-speech"]
+    asr, tts = result.results[0], result.results[1]
+    assert asr.status == "done" and "thursday" in asr.output.text.lower() and "paris" in asr.output.text.lower()
+    assert tts.status == "done" and tts.output.audio is not None
+    samples, rate = sf.read(tts.output.audio)
+    assert rate > 8000 and len(samples) > rate  # more than a second of speech
+    # the answer names both models and the output file
+    assert asr.model_id in result.answer and tts.model_id in result.answer
+    assert str(tts.output.audio) in result.answer
+    # the answer streamed token by token before it was done
+    kinds = [e.kind for e in seen]
+    assert kinds.index("PlanReady") < kinds.index("TaskStarted") < kinds.index("AnswerToken") < kinds.index("AnswerDone")
+    assert "".join(e.text for e in seen if isinstance(e, ev.AnswerToken)).strip() == result.answer.strip()
+
+    # the SQLite log holds the session with plan, tasks and outputs
+    db = sqlite3.connect(assistant.settings.db_path)
+    req = db.execute("select status, plan, answer from requests where id = ?", [result.request_id]).fetchone()
+    assert req[0] == "done" and len(json.loads(req[1])) == 2 and req[2] == result.answer
+    tasks = db.execute("select task, model_id, status from tasks where request_id = ? order by task_id", [result.request_id]).fetchall()
+    assert tasks == [("automatic-speech-recognition", asr.model_id, "done"), ("text-to-speech", tts.model_id, "done")]
+    outs = [r[0] for r in db.execute("select path from outputs where request_id = ?", [result.request_id])]
+    assert outs == [str(tts.output.audio)]
+
+
+def test_follow_up_in_the_same_session(assistant, tmp_path):
+    first = assistant.ask("hello there")
+    second = assistant.ask("Read this aloud: good night", session_id=first.session_id)
+    assert second.session_id == first.session_id
+    detail = assistant.store.get_session(first.session_id)
+    assert [m["role"] for m in detail.messages] == ["user", "assistant", "user", "assistant"]
+
+
+def _check_failed_but_saved(assistant, result, *phrases):
+    assert result.status == "failed" or any(r.status == "failed" for r in result.results.values())
+    text = (result.answer + " " + result.error).lower()
+    for p in phrases:
+        assert p.lower() in text, (p, result.answer)
+    detail = assistant.store.get_session(result.session_id)
+    assert detail is not None and detail.messages[0]["role"] == "user"
+    assert detail.messages[-1]["role"] == "assistant" and detail.messages[-1]["text"] == result.answer
+
+
+def test_corrupt_wav_gets_a_clear_message(assistant, tmp_path):
+    bad = tmp_path / "broken.wav"
+    bad.write_bytes(b"RIFF\x00\x00\x00\x00WAVEjunkjunkjunk" * 10)
+    result = assistant.ask("Transcribe this recording", [bad])
+    _check_failed_but_saved(assistant, result, "broken.wav")
+    assert result.results[0].status == "failed"
+
+
+def test_zero_byte_image(assistant, tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    result = assistant.ask("What text is in this image?", [empty])
+    _check_failed_but_saved(assistant, result, "empty.png", "empty")
+
+
+def test_file_that_does_not_exist(assistant, tmp_path):
+    result = assistant.ask("Transcribe this", [tmp_path / "nowhere.wav"])
+    _check_failed_but_saved(assistant, result, "nowhere.wav", "not found")
+
+
+def test_unsupported_file_type(assistant, tmp_path):
+    f = tmp_path / "archive.zip"
+    f.write_bytes(b"PK\x03\x04")
+    result = assistant.ask("Open this", [f])
+    _check_failed_but_saved(assistant, result, "unsupported file type")
+
+
+class ScriptedFakeController:
+    """Stands in for a hosted LLM (none can be reached here): replies with a fixed script."""
+
+    tiny = False
+    name = "scripted fake controller"
+    context_tokens = 8000
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.calls = 0
+
+    def chat(self, messages, *, json_schema=None, stream=False, max_tokens=None, temperature=0.0):
+        self.calls += 1
+        reply = self.replies.pop(0) if self.replies else "I cannot help with that."
+        return iter(re.findall(r"\S+\s*", reply)) if stream else reply
+
+
+def test_plan_reading_a_file_the_user_never_gave_is_refused(jarvis_env, tmp_path):
+    evil = json.dumps([{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "/etc/ssl/private/key.png"}}])
+    controller = ScriptedFakeController([evil, evil, "Sorry, I can only read files you attach."])
+    a = Assistant(load_settings(), controller=controller)
+    result = a.ask("Read the text in my key file")
+    assert controller.calls == 3  # plan, re-ask once, then plain chat
+    assert result.plan.tasks == [] and result.plan.source == "fallback"
+    assert any("not a file you attached" in e for e in result.plan_errors)
+    assert result.answer == "Sorry, I can only read files you attach."
+    db = sqlite3.connect(a.settings.db_path)
+    note = db.execute("select plan_note from requests where id = ?", [result.request_id]).fetchone()[0]
+    assert "not a file you attached" in note
+
+
+def test_cli_ask_json_offline(jarvis_env, tmp_path):
+    wav = espeak("Hello from the command line", tmp_path / "hi.wav")
+    out = subprocess.run(
+        [sys.executable, "-m", "jarvis_desktop", "ask", "transcribe this audio", "--file", str(wav), "--json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout)
+    assert data["plan"][0]["task"] == "automatic-speech-recognition"
+    assert "command line" in data["results"]["0"]["text"].lower()
+    assert "plan" in out.stderr  # progress went to stderr
+    sessions = subprocess.run([sys.executable, "-m", "jarvis_desktop", "sessions", "list"], capture_output=True, text=True)
+    assert data["session_id"] in sessions.stdout
