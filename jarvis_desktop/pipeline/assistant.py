@@ -115,8 +115,21 @@ class Assistant:
             if self._registry is None:
                 from ..experts.defaults import build_registry
 
-                self._registry = build_registry(self.settings)
+                self._registry = build_registry(self.settings, controller=self._text_task_controller())
             return self._registry
+
+    def _text_task_controller(self):
+        """Lets text-only tasks (summarise, translate...) run on a capable controller LLM when no
+        local model is there, as JARVIS does. None with the tiny embedded model."""
+        capable = self.capable_controller
+        if capable is None:
+            return None
+
+        def complete(prompt: str) -> str:
+            return str(capable.chat([{"role": "user", "content": prompt}], max_tokens=800))
+
+        complete.name = capable.name  # type: ignore[attr-defined]
+        return complete
 
     @property
     def catalog(self) -> Catalog:
