@@ -12,15 +12,29 @@ from .registry import ExpertRegistry
 log = logging.getLogger(__name__)
 
 
-def build_registry(settings: Settings, controller: Callable[..., Any] | None = None,
+def build_registry(settings: Settings, controller: Callable[[str], str] | Any | None = None,
                    cache: ModelCache | None = None) -> ExpertRegistry:
-    """Local backends first (shipped models, speech, then models in the cache), hosted inference last.
+    """Backends in order of preference; the first that can run a (task, model) wins:
 
-    One :class:`ModelCache` is shared by every local backend so the memory budget is global.
-    ``controller`` (a callable taking a prompt and returning text) lets text-only tasks fall back to
-    the controller LLM when no local model runs them.
+    1. shipped models (OCR, spaCy NER, MiniLM) - real weights from installed packages
+    2. speech (faster-whisper, piper/espeak-ng), when the voice package is present
+    3. transformers models in the model cache (text, vision, audio, pose)
+    4. control maps (built-in canny/soft-edge/lines; depth, normal, seg from cached models)
+    5. diffusers models in the model cache (text-to-image, image-to-image, video, ControlNet)
+    6. built-in audio-to-audio (spectral-gate noise reduction)
+    7. hosted inference, when the settings allow it
+    8. the controller LLM, for text-only tasks, when one is given (``controller`` or
+       ``settings.controller``): a callable ``prompt -> text`` or an object with ``chat(messages)``
+
+    One :class:`ModelCache` is shared by every local backend so the memory budget is global; it is
+    reachable as ``registry.model_cache``.
     """
+    from .audio_dsp import AudioDSPBackend
+    from .control import ControlMapBackend
+    from .diffusers_backend import DiffusersBackend
+    from .hosted import HostedBackend
     from .shipped import ShippedBackend
+    from .transformers_backend import TransformersBackend
 
     cache = cache or ModelCache(settings.model_budget_gb)
     registry = ExpertRegistry()
@@ -33,13 +47,19 @@ def build_registry(settings: Settings, controller: Callable[..., Any] | None = N
             log.info("speech experts unavailable: %s", e)
         else:
             registry.add(SpeechBackend(settings))
-        from .transformers_backend import TransformersBackend
-
-        from .control import ControlMapBackend
-
         registry.add(TransformersBackend(settings, cache))
         registry.add(ControlMapBackend(settings, cache))
-        from .diffusers_backend import DiffusersBackend
-
         registry.add(DiffusersBackend(settings, cache))
+        registry.add(AudioDSPBackend(settings))
+    registry.add(HostedBackend(settings))  # answers only when settings.hosted_allowed
+    controller = controller if controller is not None else getattr(settings, "controller", None)
+    if controller is not None:
+        from .controller_backend import ControllerBackend
+
+        registry.add(ControllerBackend(controller))
     return registry
+
+
+def backend(registry: ExpertRegistry, name: str):
+    """The registered backend called ``name`` (tests and the bench tune them), or None."""
+    return next((b for b in registry.backends if b.name == name), None)
