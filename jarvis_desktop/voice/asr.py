@@ -158,7 +158,7 @@ class Transcriber:
         device: str = "auto",
         language: str = "",
         offline: bool = True,  # local_files_only: never fetch a model
-        beam_size: int = 1,
+        beam_size: int = 5,  # greedy decoding of tiny.en garbles short noisy requests
     ):
         if not isinstance(model, (str, Path)):  # Transcriber(settings): the configured model
             settings = model

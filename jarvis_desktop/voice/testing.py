@@ -30,8 +30,9 @@ ctl.!default {{ type hw card 0 }}
 """
 
 
-def spoken(text: str, sample_rate: int = SAMPLE_RATE, voice: str = "en-us"):
-    """``text`` spoken by espeak-ng, as mono float32 at ``sample_rate``."""
+def spoken(text: str, sample_rate: int = SAMPLE_RATE, voice: str = "en-us", trim: bool = True):
+    """``text`` spoken by espeak-ng, as mono float32 at ``sample_rate``; with ``trim`` the
+    silence espeak-ng puts before and after the words is cut (so a test's pauses are exact)."""
     import soundfile as sf
 
     from ..media import resample
@@ -40,7 +41,14 @@ def spoken(text: str, sample_rate: int = SAMPLE_RATE, voice: str = "en-us"):
         ["espeak-ng", "--stdout", "-v", voice, "--stdin"], input=text.encode(), capture_output=True, check=True
     ).stdout
     data, sr = sf.read(io.BytesIO(wav), dtype="float32", always_2d=True)
-    return resample(data.mean(axis=1), sr, sample_rate)
+    x = data.mean(axis=1)
+    if trim:
+        import numpy as np
+
+        loud = np.nonzero(np.abs(x) > 0.01)[0]
+        if len(loud):
+            x = x[loud[0]: loud[-1] + 1]
+    return resample(x, sr, sample_rate)
 
 
 def silence(seconds: float, sample_rate: int = SAMPLE_RATE):
