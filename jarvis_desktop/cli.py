@@ -81,12 +81,12 @@ def cmd_ask(args) -> int:
     assistant = _assistant(settings)
     files = list(args.file or [])
     text = args.request or ""
-    if args.audio:
+    if args.audio and not text:  # the spoken request becomes the text (as in `jarvis listen`)
+        text = _transcribe_request(settings, args.audio)
+        if text is None:
+            return 1
+    elif args.audio:  # a request about the audio: attach it
         files.append(args.audio)
-        if not text:
-            text = _transcribe_request(settings, args.audio)
-            if text is None:
-                return 1
     speaker = _speaker(settings) if args.speak else None
     progress = Progress(stream_answer=not args.json)
     try:

@@ -266,7 +266,7 @@ class Assistant:
         bus.emit(ev.StageStarted(rid, "plan"))
         t0 = time.perf_counter()
         check, note = self.make_plan(text, attachments, history)
-        plan = check.plan or Plan([], "fallback")
+        plan = check.plan if check.plan is not None else Plan([], "fallback")
         result.plan, result.plan_errors = plan, check.errors
         bus.emit(ev.PlanReady(rid, plan.to_json(), plan.source, time.perf_counter() - t0, check.repairs, note))
         if cancel.cancelled:
