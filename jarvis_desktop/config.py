@@ -189,7 +189,9 @@ def _coerce(name: str, value: Any) -> Any:
 
 
 def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -> Settings:
-    """Defaults, then the TOML file (unknown keys ignored), then the environment."""
+    """Defaults, then the TOML file (unknown keys ignored), then the OS keyring (only when reading
+    the real environment: a caller passing ``env`` wants a hermetic load), then the environment."""
+    use_keyring = env is None
     env = dict(os.environ if env is None else env)
     path = path or settings_file()
     values: dict[str, Any] = {}
@@ -203,6 +205,10 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
             for k, v in section.items():
                 if k in known:
                     values[k] = _coerce(k, v)
+    if use_keyring:  # keys the desktop window stored in the OS keyring; the environment still wins
+        from .secrets import stored_secrets
+
+        values.update(stored_secrets())
     for var, name in ENV_VARS.items():
         if env.get(var, "") != "":
             values[name] = _coerce(name, env[var])

@@ -1,0 +1,268 @@
+"""A thin adapter between the window and the voice package (capture, VAD, ASR, TTS, playback).
+
+The voice layer may be missing pieces, or the machine may have no sound card. Every import and
+device call happens here, behind try/except, so the window only learns "available or not, and
+why" (the mic button is disabled with that reason as its tooltip) and never crashes because of
+sound. Capture, recognition and synthesis run on worker threads; results come back as signals.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from .workers import run_job
+
+log = logging.getLogger(__name__)
+
+
+def check_voice(settings: Any) -> tuple[bool, str]:
+    """(True, "") when speech input can work here; else (False, a reason for the user). Slow-ish
+    (imports sounddevice and lists devices): call it on a worker thread."""
+    try:
+        from ..voice import asr, capture  # noqa: F401
+        from ..voice.capture import find_device
+        from ..voice.errors import VoiceError
+    except ImportError as e:
+        return False, f"Speech input is not installed ({e.name or e})."
+    try:
+        find_device(settings.input_device, "input")
+    except VoiceError as e:
+        return False, f"Speech input is unavailable: {e}"
+    except Exception as e:  # PortAudio oddities
+        return False, f"Speech input is unavailable: {e}"
+    try:
+        asr.Transcriber(settings).resolved  # noqa: B018 - resolving the model raises when it is missing
+    except Exception as e:
+        return False, f"No speech recognition model: {e}"
+    return True, ""
+
+
+class VoiceBridge(QObject):
+    """Microphone (push-to-talk and hands-free), spoken answers, and playing audio files."""
+
+    availability = Signal(bool, str)
+    level = Signal(float)
+    listening_changed = Signal(bool)
+    transcribing = Signal(bool)
+    transcribed = Signal(str)
+    voice_error = Signal(str)
+    speaking_changed = Signal(bool)
+    playback_state = Signal(str, bool, str)  # path, playing, error
+
+    def __init__(self, settings: Any, parent: QObject | None = None):
+        super().__init__(parent)
+        self.settings = settings
+        self.available: bool | None = None  # None: not checked yet
+        self.reason = "Checking the microphone…"
+        self.mode = ""  # "" | push | hands-free
+        self._stop = threading.Event()
+        self._transcriber: Any = None
+        self._speaker: Any = None
+        self._speaker_lock = threading.Lock()
+        self._player: Any = None
+        self._playing_path = ""
+        self._closed = False
+
+    # -- availability -------------------------------------------------------------------------
+    def check(self) -> None:
+        run_job(lambda: check_voice(self.settings), self._checked, lambda m: self._checked((False, m)), name="voice-check")
+
+    def _checked(self, result: tuple[bool, str]) -> None:
+        self.available, self.reason = result
+        self.availability.emit(self.available, self.reason)
+
+    # -- listening ----------------------------------------------------------------------------
+    @property
+    def listening(self) -> bool:
+        return bool(self.mode)
+
+    def start_listening(self, mode: str = "push") -> bool:
+        """Open the microphone. ``push``: record until ``stop_listening``; ``hands-free``: every
+        utterance (ended by silence) becomes a request until stopped."""
+        if self.listening or not self.available or self._closed:
+            return False
+        self.mode = mode
+        self._stop.clear()
+        self.listening_changed.emit(True)
+        run_job(self._capture, lambda _r: self._ended(), self._capture_failed, name="capture")
+        return True
+
+    def stop_listening(self) -> None:
+        """Push-to-talk released (or hands-free switched off): the recording so far is transcribed."""
+        self._stop.set()
+
+    def _ended(self) -> None:
+        self.mode = ""
+        self.level.emit(0.0)
+        self.listening_changed.emit(False)
+
+    def _capture_failed(self, message: str) -> None:
+        self._ended()
+        self.voice_error.emit(message)
+
+    def _asr(self) -> Any:
+        if self._transcriber is None:
+            from ..voice.asr import Transcriber
+
+            self._transcriber = Transcriber(self.settings)
+        return self._transcriber
+
+    def _capture(self) -> None:
+        """Worker thread: read blocks until stopped; transcribe what was said."""
+        import numpy as np
+
+        from ..voice.capture import Microphone
+        from ..voice.errors import EmptyUtterance
+
+        hands_free = self.mode == "hands-free"
+        endpointer = None
+        if hands_free:
+            from ..voice.vad import Endpointer, SpeechStarted, UtteranceEnded
+
+            endpointer = Endpointer(silence_ms=self.settings.silence_ms)
+        mic = Microphone(self.settings.input_device, on_level=self.level.emit)
+        blocks: list[Any] = []
+        with mic:
+            while not self._stop.is_set():
+                try:
+                    block = mic.read(timeout=0.1)
+                except TimeoutError:
+                    continue
+                if block is None:
+                    break
+                if endpointer is None:
+                    blocks.append(block.samples)
+                    continue
+                for e in endpointer.feed(block.samples, block.position):
+                    if isinstance(e, SpeechStarted) and self.speaking:
+                        self.stop_speaking()  # barge-in: the user talks over the answer
+                    elif isinstance(e, UtteranceEnded):
+                        self._transcribe(e.audio, EmptyUtterance, quiet=True)
+        if endpointer is not None:
+            last = endpointer.flush()
+            if last is not None:
+                self._transcribe(last.audio, EmptyUtterance, quiet=True)
+        elif blocks:
+            self._transcribe(np.concatenate(blocks), EmptyUtterance, quiet=False)
+
+    def _transcribe(self, audio: Any, empty: type, quiet: bool) -> None:
+        self.transcribing.emit(True)
+        try:
+            text = self._asr().transcribe(audio).text
+        except empty as e:
+            if not quiet:
+                self.voice_error.emit(f"I did not hear anything ({e}).")
+            return
+        except Exception as e:
+            self.voice_error.emit(f"Speech recognition failed: {e}")
+            return
+        finally:
+            self.transcribing.emit(False)
+        speaker = self._speaker
+        if speaker is not None and speaker.echo.is_echo(text):
+            log.info("ignored my own voice: %r", text)
+            return
+        self.transcribed.emit(text)
+
+    # -- speaking answers ---------------------------------------------------------------------
+    def answer_listener(self) -> Callable[[Any], None] | None:
+        """A pipeline listener that speaks the answer as it streams (None when TTS is off).
+        Runs on the request's worker thread; the speaker is built there on first use."""
+        if not self.settings.tts or self._closed:
+            return None
+
+        def listen(event: Any) -> None:
+            kind = type(event).__name__
+            if kind not in ("RequestStarted", "AnswerToken", "AnswerDone"):
+                return
+            speaker = self._get_speaker()
+            if speaker is not None:
+                speaker.on_event(event)
+
+        return listen
+
+    def _get_speaker(self) -> Any:
+        with self._speaker_lock:
+            if self._speaker is None and not self._closed:
+                try:
+                    from ..voice.speaker import EventSpeaker
+
+                    self._speaker = EventSpeaker(self.settings, on_event=self._speaker_event)
+                except Exception as e:
+                    log.warning("spoken answers unavailable: %s", e)
+                    self.voice_error.emit(f"Spoken answers are unavailable: {e}")
+                    self.settings.tts = False
+            return self._speaker
+
+    def _speaker_event(self, e: Any) -> None:
+        if e.kind == "playing":
+            self.speaking_changed.emit(True)
+        elif e.kind == "idle":
+            self.speaking_changed.emit(False)
+        elif e.kind == "failed" and self._speaker is not None and self._speaker.error:
+            self.voice_error.emit(f"Cannot speak the answer: {self._speaker.error}")
+
+    @property
+    def speaking(self) -> bool:
+        s = self._speaker
+        return bool(s is not None and s.speaking)
+
+    def stop_speaking(self) -> bool:
+        s = self._speaker
+        return bool(s.interrupt()) if s is not None else False
+
+    # -- playing audio files ------------------------------------------------------------------
+    def unavailable_reason(self) -> str:
+        return ""
+
+    def is_playing(self, path: str) -> bool:
+        return self._playing_path == path
+
+    def play(self, path: str, on_state: Callable[..., None] | None = None) -> None:
+        """Play a sound file on the output device; ``on_state(playing, error)`` on the GUI thread."""
+        self.stop()
+        self._playing_path = path
+        if on_state:
+            on_state(True)
+
+        def work() -> None:
+            import soundfile as sf
+
+            from ..voice.playback import Player
+
+            samples, rate = sf.read(path, dtype="float32", always_2d=True)
+            if self._player is None:
+                self._player = Player(self.settings.output_device, volume=self.settings.volume)
+            self._player.play(samples.mean(axis=1), rate)
+
+        def finished(error: str = "") -> None:
+            if self._playing_path == path:
+                self._playing_path = ""
+            if on_state:
+                on_state(False, error)
+            if error:
+                self.voice_error.emit(f"Cannot play {path.rsplit('/', 1)[-1]}: {error}")
+
+        run_job(work, lambda _r: finished(), finished, name="play")
+
+    def stop(self) -> None:
+        """Stop a playing file (not the spoken answer: see ``stop_speaking``)."""
+        if self._player is not None:
+            self._player.stop()
+
+    # -- shutdown -----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop everything; the speaker's threads end (the window joins the worker threads)."""
+        self._closed = True
+        self._stop.set()
+        self.stop()
+        with self._speaker_lock:
+            s, self._speaker = self._speaker, None
+        if s is not None:
+            s.close()
+            for t in getattr(s, "_threads", []):
+                t.join(2.0)
