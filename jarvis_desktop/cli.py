@@ -229,12 +229,81 @@ def cmd_models(args) -> int:
             return 1
         print(f"catalog refreshed: {len(catalog)} models -> {catalog.source}")
         return 0
+    from .experts import model_store
+    from .experts.base import ExpertError
+
     try:
-        from .experts import model_store
-    except ImportError as e:
-        print(f"jarvis: model management is not available ({e})", file=sys.stderr)
+        if args.action == "list":
+            return _models_list(args, settings, model_store)
+        if args.action == "pull":
+            if not args.model:
+                print("jarvis: give a model id, e.g. jarvis models pull facebook/detr-resnet-50", file=sys.stderr)
+                return 2
+            for mid in args.model:
+                r = model_store.pull(mid, settings)
+                print(f"{r.model_id}: {r.size_bytes / 1e6:.1f} MB in {r.seconds:.0f} s -> {r.path}"
+                      + (f" (tasks: {', '.join(r.tasks)})" if r.tasks else ""))
+            return 0
+        if args.action == "rm":
+            for mid in args.model:
+                freed = model_store.remove(mid, settings)
+                print(f"removed {mid} ({freed / 1e6:.1f} MB)")
+            return 0
+        # defaults: say what would be fetched and how much, then fetch it
+        plan = model_store.plan_defaults(args.model or None, settings)
+        for m in plan.models:
+            print(f"  {m.task:<30} {m.model_id:<50} {m.size_mb:>8.0f} MB  {m.license}")
+        if plan.nothing_to_fetch:
+            print(f"  already available offline: {', '.join(plan.nothing_to_fetch)}")
+        if plan.no_default:
+            print(f"  no default for: {', '.join(plan.no_default)}")
+        if not plan.models:
+            print("nothing to download")
+            return 0
+        print(f"total download: about {plan.total_mb:.0f} MB")
+        if not args.yes:
+            if not sys.stdin.isatty() or input("Download these models? [y/N] ").strip().lower() not in ("y", "yes"):
+                print("cancelled (use --yes to skip this question)")
+                return 1
+        for r in model_store.pull_defaults(args.model or None, settings):
+            print(f"{r.model_id}: {r.size_bytes / 1e6:.1f} MB -> {r.path}")
+        return 0
+    except ExpertError as e:
+        print(f"jarvis: {e}", file=sys.stderr)
         return 1
-    return model_store.cli(args, settings)
+
+
+def _models_list(args, settings, model_store) -> int:
+    """Cached models with sizes and task types; ``--all`` adds the catalog for a task."""
+    cached = model_store.list_cached(settings)
+    if args.task:
+        cached = [m for m in cached if args.task in m.tasks]
+    print(f"model cache: {settings.model_cache_path}")
+    for m in cached:
+        print(f"  {m.model_id:<55} {m.size_mb:>9.1f} MB  {', '.join(m.tasks) or '?'}")
+    if not cached:
+        print("  (empty: jarvis models pull MODEL_ID, or jarvis models defaults TASK...)")
+    print(f"  {len(cached)} models, {sum(m.size_bytes for m in cached) / 1e9:.2f} GB")
+    from .experts.defaults import build_registry
+
+    registry = build_registry(settings)
+    from .task_types import TASK_TYPES
+
+    shipped = {t: registry.local_models(t) for t in TASK_TYPES}
+    print("runnable now (shipped, built in or cached):")
+    for t, models in shipped.items():
+        if models and (not args.task or t == args.task):
+            print(f"  {t:<30} {', '.join(models[:3])}")
+    if args.all:
+        from .experts.catalog import load_catalog
+
+        catalog = load_catalog(settings)
+        tasks = [args.task] if args.task else list(TASK_TYPES)
+        print("catalog:")
+        for t in tasks:
+            for m in catalog.for_task(t)[: settings.candidates]:
+                print(f"  {t:<30} {m.id:<55} {m.downloads:>10} downloads  {m.license or ''}")
+    return 0
 
 
 def cmd_sessions(args) -> int:
