@@ -35,17 +35,30 @@ CONTENT_TASKS = {
 }
 QA_FAMILY = ("question-answering", "visual-question-answering", "document-question-answering")
 #: Kinds a task's result offers to later tasks. Detection is also a list of labels (text).
-LINK_OUTPUTS: dict[str, tuple[str, ...]] = {"object-detection": ("text", "image"), "sentence-similarity": ("text",)}
+LINK_OUTPUTS: dict[str, tuple[str, ...]] = {"object-detection": ("text",), "sentence-similarity": ("text",)}
 TABLE_RE = re.compile(r"\b(table|tables|tabular|spreadsheet)\b(?! of contents)", re.I)
-DOC_WORDS_RE = re.compile(r"\b(document|letter|receipt|invoice|form|page|report|paper|contract|certificate|memo|slide|manual|brochure|menu|flyer)s?\b", re.I)
+DOC_WORDS_RE = re.compile(r"\b(document|letter|receipt|invoice|form|page|report|paper|contract|certificate|memo|slide|manual|brochure|menu|flyer|manuscript|pdf|article|notes|newsletter|book|handout|poster)s?\b", re.I)
 QUESTION_START_RE = re.compile(r"^(what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|was|were|will)\b", re.I)
 REQUEST_VERB_RE = re.compile(
     r"\b(can you|could you|would you|will you|please|help|i want|i need|i'd like|i would like|let's|assist|need|want|make|create|generate|give|tell|find|show|turn|convert)\b",
     re.I,
 )
+#: A question the user asks directly ("..., in which year did he ...?"), not a request to do something.
+DIRECT_QUESTION_RE = re.compile(
+    r"(?:^|[.!?]\s+|\b(?:wondering|wonder|curious|know|asking)[,:]?\s+)((?:in |on |at |for )?(?:what|which|who|whom|whose|when|where|why|how)\b(?! about\b)[^.?!]{3,200}\?)",
+    re.I,
+)
+#: "based on the transcription", "according to the label": an instruction taken from an earlier result.
+TEXT_REF_RE = re.compile(
+    r"\b(?:based on|according to|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
+    r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question)\b",
+    re.I,
+)
+#: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
+BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
 #: A sentence that asks for something (rather than telling the background of the request).
 ASK_RE = re.compile(
-    r"\b(?:can|could|would|will) (?:you|we|i|the assistant)\b|\bplease\b|\bhelp\b|\bassist|\bi(?:'d| would) (?:like|love|appreciate)|\bi (?:want|need)\b|\blet's\b|\bhow about\b|\bis it possible\b|\bis there a way\b"
+    r"\b(?:can|could|would|will) (?:you|we|i|the assistant)\b|\bplease\b|\bhelp\b|\bassist|\bi(?:'d| would) (?:also |really )?(?:like|love|appreciate)|\bi (?:also )?(?:want|need)\b|\blet's\b|\bhow about\b|\bis it possible\b|\bis there a way\b"
     r"|^\W*(?:and |then |also |finally |lastly |next |now )?(?:generate|create|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|convert|provide|give|produce|enhance|improve|read|tell|find|draw|analy[sz]e|determine|compare|write|compose)\b",
     re.I,
 )
@@ -211,7 +224,8 @@ class OfflinePlanner:
         found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
         kept: list[tuple[int, int, _Entry]] = []
         for a, b, e in found:
-            if any(not (b <= x or a >= y) for x, y, _ in kept):
+            # a long phrase (a whole question) never hides the shorter step phrases inside it
+            if any(not (b <= x or a >= y) and y - x <= 60 for x, y, _ in kept):
                 continue
             kept.append((a, b, e))
         kept.sort(key=lambda f: f[0])
@@ -220,7 +234,19 @@ class OfflinePlanner:
             task = self._resolve(e, a, b, reading, attachments, dets)
             if task:
                 dets.append(Detection(task, a, b, "pattern", e.instruction and task == "image-to-image", e.guided))
+        edits = [d for d in dets if d.instruction]
+        dets = [
+            d for d in dets
+            if not (d.task in QA_FAMILY and any(reading.clause_at(x.start) == reading.clause_at(d.start) and x.start < d.start for x in edits)
+                    and "?" not in reading.clauses[reading.clause_at(d.start)].text)
+        ]
+        # Sentences that only tell the background ("I've written an article...") name no step,
+        # as long as other sentences ask for something.
+        asked = [d for d in dets if not BACKGROUND_RE.match(reading.sentence_of(d.start).text.strip()) or _asks(reading, d.start)]
+        if asked:
+            dets = asked
         dets += self._quoted_questions(reading, attachments, dets)
+        dets += _quality_steps(reading, dets)
         dets += self._embedding_detections(reading, dets, attachments)
         dets.sort(key=lambda d: d.start)
         # Each task once. Where a task is named twice, the mention in a sentence that asks for
@@ -240,8 +266,17 @@ class OfflinePlanner:
         return out
 
     def _quoted_questions(self, reading: RequestReading, attachments: list[Attachment], dets: list[Detection]) -> list[Detection]:
-        """A quoted question with no other step around it is a question to answer."""
+        """A quoted question, or a direct question, with no other step around it is a question to answer."""
         out: list[Detection] = []
+        if any(d.task in QA_FAMILY for d in dets):
+            return out  # the quoted question is the question of that step
+        for m in DIRECT_QUESTION_RE.finditer(reading.text):
+            if _inside(m.start(1), reading.quotes):
+                continue
+            sent = reading.sentence_of(m.start(1))
+            if any(sent.start <= d.start < sent.end for d in dets):
+                continue
+            out.append(Detection(self._qa_kind("question-answering", reading, m.start(1), attachments, dets), m.start(1), m.end(1), "question"))
         for q in reading.quotes:
             tail = reading.text[q.end : q.end + 2]
             if not (q.text.rstrip().endswith("?") or tail.startswith("?")):
@@ -265,7 +300,7 @@ class OfflinePlanner:
             return {"image": "image-to-image", "audio": "audio-to-audio"}.get(medium or "")
         if e.medium == "edit":
             return "image-to-image" if medium in ("image", None) and _has(reading, attachments, prior, "image") else None
-        if e.medium in ("classify", "read") and medium in ("image", None) and TABLE_RE.search(reading.sentence_of(a).text) and _has(reading, attachments, prior, "image"):
+        if e.medium in ("classify", "read") and medium in ("image", None) and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
             return "tabular-classification"
         if e.medium == "classify":
             if medium == "audio":
@@ -274,18 +309,21 @@ class OfflinePlanner:
                 return "image-classification"
             return "text-classification" if key == "image-classification" and medium == "text" else (key if medium is None else None)
         if e.medium == "read":
-            return "automatic-speech-recognition" if medium == "audio" else "image-to-text"
+            return "automatic-speech-recognition" if medium == "audio" and self._says(reading, a, "audio") else "image-to-text"
         if e.medium == "transcribe":
-            return "image-to-text" if medium == "image" else "automatic-speech-recognition"
+            return "image-to-text" if medium == "image" and self._says(reading, a, "image") else "automatic-speech-recognition"
         if key in QA_FAMILY:
             return self._qa_kind(key, reading, a, attachments, prior)
         if key == "tabular-classification" and not _has(reading, attachments, prior, "image"):
             return None
-        if key in ("image-classification", "image-to-text") and TABLE_RE.search(reading.sentence_of(a).text) and _has(reading, attachments, prior, "image"):
+        if key in ("image-classification", "image-to-text") and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
             return "tabular-classification"
         if key == "text-generation":
             window = reading.text[a:b + 50].lower()
-            if re.search(r"descri|caption", window) and medium == "image":
+            clause = reading.clauses[reading.clause_at(a)].text
+            if re.search(r"descri|caption", window) and medium == "image" and not re.search(
+                r"\bbased on\b|\bfrom (?:the|this|that) (?:translation|summary|text|answer|label|result|transcript)", clause, re.I
+            ):
                 return "image-to-text"
         return key
 
@@ -317,6 +355,12 @@ class OfflinePlanner:
             return kinds.pop()
         return best[1] if best else None
 
+    def _says(self, reading: RequestReading, a: int, kind: str) -> bool:
+        """Whether the clause at ``a`` names a medium of ``kind`` in words (or a file of it)."""
+        clause = reading.clauses[reading.clause_at(a)].text.lower()
+        words = set(re.findall(r"[\w.]+", clause))
+        return bool(words & self.kb.media_words[kind]) or any(kind_of(w) == kind for w in words if "." in w)
+
     def _qa_kind(self, key: str, reading: RequestReading, a: int, attachments: list[Attachment], prior: list[Detection]) -> str:
         """Question answering over text, a photo or a document image, by what the question is about."""
         if not _has(reading, attachments, prior, "image"):
@@ -325,16 +369,18 @@ class OfflinePlanner:
         image_word = re.search(r"\b(image|picture|photo|scan|pic|screenshot|it)s?\b", sentence, re.I)
         doc_here = DOC_WORDS_RE.search(sentence)
         doc_any = doc_here or DOC_WORDS_RE.search(reading.text)
-        text_given = any(k == "text" for k in _att_kinds(reading, attachments)) or any(
-            TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES
+        text_given = (
+            any(k == "text" for k in _att_kinds(reading, attachments))
+            or any(len(q.text.split()) >= 8 for q in reading.quotes)
+            or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES)
         )
         if key == "visual-question-answering":
             return "document-question-answering" if doc_here and not re.search(r"\b(colou?r|how many|who is)\b", sentence, re.I) else key
-        if key == "document-question-answering":
-            return key if doc_any else "visual-question-answering"
+        if image_word and (doc_here or (key == "document-question-answering" and (doc_any or not text_given))):
+            return "document-question-answering"
         if text_given and not image_word:
             return "question-answering"
-        if doc_any:
+        if doc_any and not text_given:
             return "document-question-answering"
         return "visual-question-answering" if image_word else "question-answering"
 
@@ -363,7 +409,9 @@ class OfflinePlanner:
 
     def _embedding_detections(self, reading: RequestReading, dets: list[Detection], attachments: list[Attachment]) -> list[Detection]:
         """Steps that ask for something (a request verb) but matched no pattern: nearest example."""
-        covered = {reading.clause_at(d.start) for d in dets}
+        if dets:  # patterns found the steps; the encoder (tens of ms on a busy CPU) is not needed
+            return []
+        covered: set[int] = set()
         todo = [
             (i, c) for i, c in enumerate(reading.clauses)
             if i not in covered and REQUEST_VERB_RE.search(c.text) and len(c.text.split()) >= 3
@@ -446,8 +494,14 @@ class OfflinePlanner:
             args[name] = v
         if dry:
             return "ok"
+        text_ref = TEXT_REF_RE.search(clause.text)
+        prod = st.producer("text")
         if d.task == "image-to-image" and d.instruction:
-            args["text"] = _instruction(r.text, d, clause)
+            args["text"] = placeholder(prod.id) if (text_ref and prod) else _instruction(r.text, d, clause)
+        if d.task in ("visual-question-answering", "document-question-answering") and text_ref and prod and not any(
+            clause.start <= q.start < clause.end for q in r.quotes
+        ):
+            args["text"] = placeholder(prod.id)
         if d.task == "sentence-similarity":
             other = self._second_text(d, st, clause, args.get("text", ""))
             if other:
@@ -458,6 +512,25 @@ class OfflinePlanner:
                 args["target_language"] = m.group(1).capitalize()
         self._push(st, d.task, args, d.start)
         return "ok"
+
+    def _bridge(self, st: _State, reader: str, kind: str, src: str, pos: int) -> int:
+        """A reading step (speech or image to text) that a text task needs first; made once.
+
+        For an image the words name the reader: its label(s) -> classification, the objects ->
+        detection, otherwise a caption or the text in it."""
+        if kind == "image":
+            ci = st.reading.clause_at(pos)
+            near = " ".join(c.text for c in st.reading.clauses[max(0, ci - 1) : ci + 1])
+            if re.search(r"\b(label|labels|category|class|classification|kind of)\b", near, re.I):
+                reader = "image-classification"
+            elif re.search(r"\b(objects|items|things|names)\b", near, re.I):
+                reader = "object-detection"
+        existing = next((n for n in st.nodes if n.task == reader and n.args.get(kind) == src), None)
+        if existing is not None:
+            return existing.id
+        if reader not in st.bridges:
+            st.bridges[reader] = self._push(st, reader, {kind: src}, pos).id
+        return st.bridges[reader]
 
     def _push(self, st: _State, task: str, args: dict[str, str], pos: int) -> _Node:
         node = _Node(len(st.nodes), task, args, _outputs(task), pos)
@@ -497,7 +570,17 @@ class OfflinePlanner:
         text_file = _nearest_file("text", d.start, st)
         if text_file:
             return text_file
-        free = [i for i, q in enumerate(r.quotes) if i not in st.used_quotes and (allow_quote_question or not q.text.rstrip().endswith("?"))]
+        if d.task in CONTENT_TASKS:
+            for kind, reader in (("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
+                if self._says(r, d.start, kind) and (not prod or parallel):
+                    src = _nearest_file(kind, d.start, st)
+                    if src:
+                        return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
+        free = [
+            i for i, q in enumerate(r.quotes)
+            if i not in st.used_quotes and (allow_quote_question or not q.text.rstrip().endswith("?"))
+            and (d.task in ("translation", "text-to-speech", "conversational") or not q.text.rstrip().endswith("?"))
+        ]
         if free and d.task in CONTENT_TASKS | {"text-to-image", "text-to-video", "conversational", "text-generation"}:
             if not dry:
                 st.used_quotes.add(free[0])
@@ -510,13 +593,9 @@ class OfflinePlanner:
             if r.subject:
                 return r.subject
             for kind, reader in (("image", "image-to-text"), ("audio", "automatic-speech-recognition")):
-                src = _nearest_file(kind, d.start, st)
+                src = _nearest_file(kind, d.start, st, before_only=True)
                 if src:
-                    if dry:
-                        return "ok"
-                    if reader not in st.bridges:
-                        st.bridges[reader] = self._push(st, reader, {kind: src}, d.start).id
-                    return placeholder(st.bridges[reader])
+                    return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or _prompt_text(r.text)
             return _prompt_text(clause.text) if d.task != "question-answering" else None
@@ -592,6 +671,31 @@ class OfflinePlanner:
 # helpers
 
 
+_QUALITY_RE = re.compile(r"\b(?:high[- ]quality|enhanced|improved|crisp|clean(?:er)?|noise[- ]free|studio[- ]quality|better[- ]quality|clear(?:er)?)\s+(?:\w+\s+)?(audio|speech|voice|sound|auditory|narration|spoken|image|picture|photo|visual)", re.I)
+
+
+def _asks(reading: RequestReading, pos: int) -> bool:
+    sent = reading.sentence_of(pos).text
+    return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager)\b", sent, re.I))
+
+
+def _quality_steps(reading: RequestReading, dets: list[Detection]) -> list[Detection]:
+    """'a high-quality audio of it': speech synthesis followed by an audio clean-up (images alike)."""
+    out: list[Detection] = []
+    for d in dets:
+        pair = {"text-to-speech": ("audio-to-audio", "audio"), "text-to-image": ("image-to-image", "image")}.get(d.task)
+        if pair is None or any(x.task == pair[0] for x in dets):
+            continue
+        sent = reading.sentence_of(d.start)
+        for m in _QUALITY_RE.finditer(sent.text):
+            word = m.group(1).lower()
+            is_audio = word in ("audio", "speech", "voice", "sound", "auditory", "narration", "spoken")
+            if is_audio == (pair[1] == "audio"):
+                out.append(Detection(pair[0], d.end, d.end + 1, "quality"))
+                break
+    return out
+
+
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
     return PlanCheck(Plan([], "offline", [*(more or []), note]))
 
@@ -634,11 +738,14 @@ def _attachment_value(name: str, kind: str, st: _State) -> str | None:
     return None
 
 
-def _nearest_file(kind: str, pos: int, st: _State) -> str | None:
-    """The file of ``kind`` named closest before ``pos`` (else after), else the first attached."""
+def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) -> str | None:
+    """The file of ``kind`` named closest before ``pos`` (else after), else the first attached
+    that the request does not name (``before_only``: never one named after ``pos``)."""
     named = [f for f in st.reading.files if kind_of(f.text) == kind]
     before = [f for f in named if f.start <= pos]
-    pick = before[-1] if before else (named[0] if named else None)
+    pick = before[-1] if before else (named[0] if named and not before_only else None)
+    if before_only and named and not before:
+        return None
     if pick is not None:
         v = _attachment_value(pick.text, kind, st)
         if v:
