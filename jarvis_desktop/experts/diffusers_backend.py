@@ -64,7 +64,7 @@ class DiffusersBackend(CachedModelsBackend):
         import torch
         from diffusers import DiffusionPipeline
 
-        pipe = DiffusionPipeline.from_pretrained(str(path), torch_dtype=torch_dtype(device, True), variant=_variant(path))
+        pipe = DiffusionPipeline.from_pretrained(str(path), dtype=torch_dtype(device, True), variant=_variant(path))
         pipe = pipe.to(device)
         pipe.set_progress_bar_config(disable=True)
         del torch
@@ -142,8 +142,8 @@ class DiffusersBackend(CachedModelsBackend):
             from diffusers import ControlNetModel, StableDiffusionControlNetPipeline
 
             dtype = torch_dtype(device, True)
-            cn = ControlNetModel.from_pretrained(str(info.path), torch_dtype=dtype, variant=_variant(info.path))
-            pipe = StableDiffusionControlNetPipeline.from_pretrained(str(base.path), controlnet=cn, torch_dtype=dtype,
+            cn = ControlNetModel.from_pretrained(str(info.path), dtype=dtype, variant=_variant(info.path))
+            pipe = StableDiffusionControlNetPipeline.from_pretrained(str(base.path), controlnet=cn, dtype=dtype,
                                                                      variant=_variant(base.path))
             pipe = pipe.to(device)
             pipe.set_progress_bar_config(disable=True)

@@ -201,6 +201,12 @@ class ModelCache:
                 del self._entries[key]
         release_memory()
 
+    def peek(self, key: str) -> Any:
+        """The loaded value for ``key`` without counting a use (None when not loaded)."""
+        with self._guard:
+            e = self._entries.get(key)
+            return None if e is None else e.value
+
     def __contains__(self, key: str) -> bool:
         with self._guard:
             return key in self._entries

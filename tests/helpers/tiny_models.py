@@ -326,7 +326,7 @@ def _sd_parts(in_channels: int = 4):
                                 up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=32, attention_head_dim=8)
     vae = AutoencoderKL(block_out_channels=[32, 64], in_channels=3, out_channels=3, latent_channels=4,
                         down_block_types=["DownEncoderBlock2D"] * 2, up_block_types=["UpDecoderBlock2D"] * 2)
-    return dict(vae=vae, text_encoder=te, tokenizer=tok, unet=unet, scheduler=DDIMScheduler())
+    return dict(vae=vae, text_encoder=te, tokenizer=tok, unet=unet, scheduler=DDIMScheduler(clip_sample=False))
 
 
 def stable_diffusion(d: Path):
@@ -369,3 +369,31 @@ DIFFUSERS_MODELS: dict[str, Callable[[Path], None]] = {
     "tiny/sd-controlnet-canny": controlnet,
     "tiny/sd-controlnet-depth": controlnet,
 }
+
+
+_built: dict[str, Path] = {}
+
+
+def tiny_model_cache(root: Path) -> Path:
+    """A model cache holding every tiny model, built on first use and reused by every test module
+    of the session (building them all takes ~10 s on 2 cores)."""
+    if "cache" not in _built:
+        cache = Path(root) / "model_cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        build(cache, {**TRANSFORMERS_MODELS, **DIFFUSERS_MODELS}, work=Path(root) / "build")
+        _built["cache"] = cache
+    return _built["cache"]
+
+
+def write_png_header(path: Path, width: int, height: int) -> Path:
+    """A PNG whose header claims ``width`` x ``height`` pixels (no pixel data): how a huge scan or a
+    decompression bomb looks to the code that opens it, without using the memory."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+    return Path(path)
