@@ -1,8 +1,8 @@
 """Helpers for tests and benchmarks of the voice path on machines without a sound card.
 
 ``spoken(text)`` makes real speech with espeak-ng; ``file_backed_alsa(home, ...)`` writes an
-``.asoundrc`` whose default ALSA device reads its "microphone" from a raw 16 kHz file and writes its
-"speaker" to another, so PortAudio (and the real capture/playback code) runs unchanged. Such a
+``.asoundrc`` whose default ALSA device reads its "microphone" from a raw 16 kHz file and writes what its
+"speaker" plays to files (one per stream opened), so PortAudio (and the real capture/playback code) runs unchanged. Such a
 device is unpaced: it delivers the whole file as fast as it is read, so it checks data flow, not
 real-time behaviour.
 """
@@ -25,6 +25,7 @@ pcm.filemic {{
     file "{playback}"
     infile "{capture}"
     format "raw"
+    truncate false
 }}
 ctl.!default {{ type hw card 0 }}
 """
@@ -111,13 +112,20 @@ class alsa_file_device:
             os.environ["HOME"] = self._old
         _reinit_portaudio()
 
-    def played(self, sample_rate_hint: int = 0):
-        """What was played, as float32 (the device writes raw int16)."""
+    def clips(self) -> list:
+        """What each playback stream played, in order, as float32. With ``truncate false`` ALSA
+        writes every opening of the device to a new file: PATH, PATH.0001, PATH.0002..."""
         import numpy as np
 
-        if not self.playback_raw.exists():
-            return np.zeros(0, np.float32)
-        return np.fromfile(self.playback_raw, dtype="<i2").astype(np.float32) / 32768.0
+        paths = [self.playback_raw] + sorted(self.playback_raw.parent.glob(self.playback_raw.name + ".[0-9]*"))
+        return [np.fromfile(p, dtype="<i2").astype(np.float32) / 32768.0 for p in paths if p.exists()]
+
+    def played(self):
+        """Everything played, streams joined in order."""
+        import numpy as np
+
+        clips = self.clips()
+        return np.concatenate(clips) if clips else np.zeros(0, np.float32)
 
 
 def _reinit_portaudio() -> None:

@@ -1,0 +1,215 @@
+"""Speaking answers: sentence splitting, streaming before the answer is complete, barge-in,
+self-echo, playback that stops at once. Playback runs through real PortAudio on a file-backed ALSA
+device; the fake real-time speaker stands in for a paced sound card, which this machine lacks."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from jarvis_desktop.voice.asr import Transcriber
+from jarvis_desktop.voice.playback import Player
+from jarvis_desktop.voice.speaker import EchoGuard, EventSpeaker, SentenceSplitter, StreamingSpeaker, speakable
+from jarvis_desktop.voice.testing import FakeRealtimeSpeaker, alsa_file_device
+from jarvis_desktop.voice.tts import Synthesizer
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+@pytest.fixture
+def device(tmp_path):
+    with alsa_file_device(tmp_path / "home", tmp_path / "mic.raw", tmp_path / "speaker.raw") as d:
+        yield d
+
+
+@pytest.fixture(scope="module")
+def synth():
+    s = Synthesizer()
+    s.load()
+    return s
+
+
+def stream_tokens(text: str) -> list[str]:
+    """Split like a language model streams: short pieces, spaces attached to the next word."""
+    return re.findall(r"\s*\S{1,4}", text)
+
+
+# --- splitting --------------------------------------------------------------------------------
+
+
+def test_sentences_come_out_as_soon_as_they_are_complete():
+    sp = SentenceSplitter()
+    out = []
+    for tok in stream_tokens("Dr. Smith measured 3.14 metres, e.g. a lot. Then he left! Did you see? Done"):
+        out += sp.feed(tok)
+    assert out == ["Dr. Smith measured 3.14 metres, e.g. a lot.", "Then he left!", "Did you see?"]
+    assert sp.flush() == ["Done"]
+    assert sp.flush() == []
+
+
+def test_a_sentence_waits_for_the_space_after_its_full_stop():
+    sp = SentenceSplitter()
+    assert sp.feed("It costs 3.") == []  # could still be 3.50
+    assert sp.feed("50 dollars.") == []
+    assert sp.feed(" Next") == ["It costs 3.50 dollars."]
+
+
+def test_line_breaks_and_run_on_text_split_too():
+    sp = SentenceSplitter(max_chars=40)
+    assert sp.feed("Results:\n- a cat\n") == ["Results:", "- a cat"]
+    long = "word " * 20
+    parts = sp.feed(long)
+    assert parts and all(len(p) <= 40 for p in parts)
+
+
+def test_speakable_names_files_instead_of_reading_paths():
+    t = speakable("**Done.** The audio is at /home/ann/.local/share/jarvis/outputs/s1/task2-speech.wav; see https://x.org/a?b=c")
+    assert t == "Done. The audio is at task2-speech.wav; see a link"
+
+
+def test_echo_guard_recognises_its_own_words_only():
+    g = EchoGuard(window_s=10)
+    g.said("The weather in Paris is sunny with a high of twenty degrees.", at=100.0)
+    assert g.is_echo("the weather in paris is sunny", now=101.0)
+    assert g.is_echo("Weather in Paris is sunny with a high of 20 degrees", now=101.0)
+    assert not g.is_echo("what about tomorrow in London", now=101.0)
+    assert not g.is_echo("the weather in paris is sunny", now=111.0)  # long after: the user may repeat it
+    assert not g.is_echo("", now=101.0)
+
+
+# --- streaming speech -------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_speaking_starts_before_the_answer_is_complete(device, synth):
+    answer = "I found two cats in the picture. The larger one is asleep on a blue sofa. Both look healthy."
+    log: list[str] = []
+    first_playing = threading.Event()
+
+    def on_event(e):
+        log.append(f"{e.kind} {e.index}")
+        if e.kind == "playing" and e.index == 0:
+            first_playing.set()
+
+    sp = StreamingSpeaker(synth, Player(), on_event=on_event)
+    tokens = stream_tokens(answer)
+    cut = next(i for i in range(len(tokens)) if "".join(tokens[: i + 1]).endswith("picture.")) + 2
+    for tok in tokens[:cut]:
+        sp.feed(tok)
+    # the rest of the answer is not written yet: the first sentence must already be playing
+    assert first_playing.wait(30)
+    log.append("rest of answer streamed")
+    for tok in tokens[cut:]:
+        sp.feed(tok)
+    sp.finish()
+    assert sp.wait(60)
+    sp.close()
+    assert log.index("playing 0") < log.index("rest of answer streamed") < log.index("queued 1")
+    assert [x for x in log if x.startswith("played")] == ["played 0", "played 1", "played 2"]
+    heard = Transcriber().transcribe(_resampled(device.played(), 22050))
+    assert words(heard.text) == words(answer)  # what reached the device is the whole answer, in order
+
+
+def _resampled(x, rate):
+    from jarvis_desktop.media import resample
+
+    return resample(x, rate, 16000)
+
+
+def test_barge_in_stops_playback_and_drops_the_queue(synth):
+    played_at_stop = []
+    sp = None
+    speaker_card = lambda **kw: FakeRealtimeSpeaker(speed=1.0, **kw)  # noqa: E731
+
+    def on_event(e):
+        if e.kind == "playing" and e.index == 0 and not played_at_stop:
+            # the user starts talking while sentence 0 plays
+            played_at_stop.append(None)
+            threading.Timer(0.3, lambda: (played_at_stop.__setitem__(0, player.samples_played), sp.interrupt())).start()
+
+    player = Player(stream_factory=speaker_card)
+    sp = StreamingSpeaker(synth, player, on_event=on_event)
+    FakeRealtimeSpeaker.instances.clear()
+    sp.feed("This first sentence is long enough to be cut off in the middle of it. ")
+    sp.feed("The second sentence should never be heard. And neither should the third. ")
+    assert sp.wait(30)
+    kinds = [(e.kind, e.index) for e in sp.events]
+    assert ("stopped", 0) in kinds
+    assert not any(k == "playing" and i > 0 for k, i in kinds)
+    assert {i for k, i in kinds if k == "dropped"} == {1, 2}
+    assert sp.interrupted and sp.consume_interrupted() and not sp.interrupted
+    card = FakeRealtimeSpeaker.instances[0]
+    clip_len = len(synth.synthesize("This first sentence is long enough to be cut off in the middle of it.")[0])
+    played = sum(len(p) for p in card.played)
+    assert played < clip_len / 2  # cut off, not played out
+    assert played - played_at_stop[0] <= card.blocksize  # nothing more than the block in flight
+    # the rest of the interrupted answer is not spoken; the next answer is
+    sp.feed("Tokens of the interrupted answer. ")
+    sp.finish()
+    assert not any(e.text.startswith("Tokens") for e in sp.events)
+    sp.begin()
+    sp.feed("A new answer. ")
+    sp.finish()
+    assert sp.wait(30)
+    assert [e.kind for e in sp.events if e.text == "A new answer."][-1] == "played"
+    sp.close()
+
+
+def test_player_stop_is_immediate_and_safe_when_idle():
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(speed=1.0, **kw))
+    player.stop()  # nothing playing: no effect
+    tone = np.sin(np.arange(22050 * 5) / 5).astype(np.float32) * 0.3
+    result = []
+    t = threading.Thread(target=lambda: result.append(player.play(tone, 22050)))
+    t.start()
+    while player.samples_played < 22050 // 2:
+        threading.Event().wait(0.005)
+    at_stop = player.samples_played
+    player.stop()
+    t.join(5)
+    assert result == [False] and not player.playing
+    assert player.samples_played - at_stop <= 22050 * 20 // 1000  # at most one 20 ms block after stop()
+
+
+def test_player_writes_the_clip_to_the_device(device):
+    tone = (np.sin(np.arange(22050) / 9) * 0.4).astype(np.float32)
+    assert Player(volume=0.5).play(tone, 22050) is True
+    out = device.played()
+    i = np.nonzero(np.abs(out) > 1e-3)[0][0] - 1
+    assert np.allclose(out[i : i + len(tone)], tone * 0.5, atol=2e-4)
+
+
+def test_no_output_device_leaves_the_answer_on_screen(tmp_path, synth):
+    with alsa_file_device(tmp_path / "h", tmp_path / "a.raw", tmp_path / "b.raw"):
+        (tmp_path / "h" / ".asoundrc").write_text("")
+        from jarvis_desktop.voice.testing import _reinit_portaudio
+
+        _reinit_portaudio()
+        sp = StreamingSpeaker(synth, Player())
+        sp.say("Hello there.")
+        assert sp.wait(30)
+        sp.close()
+    assert [e.kind for e in sp.events][-2:] == ["failed", "idle"]
+    assert "no speaker or headphones found" in sp.error
+
+
+@pytest.mark.slow
+def test_event_speaker_follows_pipeline_events(device, synth):
+    from jarvis_desktop.config import Settings
+    from jarvis_desktop.pipeline.events import AnswerDone, AnswerToken, RequestStarted
+
+    sp = EventSpeaker(Settings(), synthesizer=synth)
+    sp.on_event(RequestStarted("r1", text="hi", files=[]))
+    for tok in stream_tokens("Sure. Here it is."):
+        sp.on_event(AnswerToken("r1", text=tok))
+    sp.on_event(AnswerDone("r1", text="Sure. Here it is.", seconds=0.1))
+    sp.on_event(RequestStarted("r2", text="again", files=[]))
+    sp.on_event(AnswerDone("r2", text="Not streamed.", seconds=0.1))  # a composer answer: spoken whole
+    assert sp.wait(60)
+    sp.close()
+    assert [e.text for e in sp.events if e.kind == "played"] == ["Sure.", "Here it is.", "Not streamed."]
