@@ -326,7 +326,7 @@ def _sd_parts(in_channels: int = 4):
                                 up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=32, attention_head_dim=8)
     vae = AutoencoderKL(block_out_channels=[32, 64], in_channels=3, out_channels=3, latent_channels=4,
                         down_block_types=["DownEncoderBlock2D"] * 2, up_block_types=["UpDecoderBlock2D"] * 2)
-    return dict(vae=vae, text_encoder=te, tokenizer=tok, unet=unet, scheduler=DDIMScheduler(clip_sample=False))
+    return dict(vae=vae, text_encoder=te, tokenizer=tok, unet=unet, scheduler=DDIMScheduler(clip_sample=False, steps_offset=1))
 
 
 def stable_diffusion(d: Path):
