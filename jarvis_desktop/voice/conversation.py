@@ -40,13 +40,15 @@ def listen_loop(
     max_turns: int | None = None,
     session_id: str | None = None,
     on_event: Callable[[Any], None] | None = None,
+    on_speaker_event: Callable[[Any], None] | None = None,
     speak: bool | None = None,
 ) -> int:
     """Listen, answer, speak, until ``stop`` is set, the user says "goodbye", ``max_turns``
     requests were answered, or the microphone fails. Returns an exit status (0 ok, 1 device error).
 
     ``assistant.ask(text, files, on_event=...)`` must return an object with ``.answer``. The audio
-    parts default to the configured devices and models; pass them to use others."""
+    parts default to the configured devices and models; pass them to use others. ``on_event`` sees
+    the pipeline's events, ``on_speaker_event`` the speaker's (SpeakerEvent)."""
     from .capture import Microphone
     from .listener import Recognizer, VoiceInput
     from .playback import Player
@@ -78,7 +80,7 @@ def listen_loop(
             synthesizer.load()
         except VoiceError as e:
             note(f"jarvis: {e}; answers will be spoken with espeak-ng")
-        speaker = StreamingSpeaker(synthesizer, player or Player(settings.output_device))
+        speaker = StreamingSpeaker(synthesizer, player or Player(settings.output_device), on_event=on_speaker_event)
 
     inbox: queue.Queue = queue.Queue()
     recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")

@@ -188,6 +188,32 @@ class _FakeStreamBase:
         return self._halt.wait(self.blocksize / self.samplerate / self.speed)
 
 
+class LiveAudio:
+    """What a fake microphone hears next: a test calls ``say(samples)`` when its scenario wants
+    the "user" to speak (e.g. on a speaker event); silence otherwise."""
+
+    def __init__(self):
+        import threading
+
+        import numpy as np
+
+        self._buf = np.zeros(0, np.float32)
+        self._lock = threading.Lock()
+
+    def say(self, samples) -> None:
+        import numpy as np
+
+        with self._lock:
+            self._buf = np.concatenate([self._buf, np.asarray(samples, np.float32)])
+
+    def read(self, n: int):
+        import numpy as np
+
+        with self._lock:
+            out, self._buf = self._buf[:n], self._buf[n:]
+        return np.concatenate([out, np.zeros(n - len(out), np.float32)])
+
+
 class FakeRealtimeMicrophone(_FakeStreamBase):
     """A sound card that cannot exist on a test machine: delivers ``audio`` (float, at the
     stream's rate) in real time, then silence; optionally "unplugged" after ``unplug_after`` s."""
@@ -196,7 +222,9 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
         super().__init__(**kw)
         import numpy as np
 
-        self.audio = (np.clip(np.asarray(audio, np.float32), -1, 1) * 32767).astype(np.int16)
+        self.live = audio if isinstance(audio, LiveAudio) else None
+        if self.live is None:
+            self.audio = (np.clip(np.asarray(audio, np.float32), -1, 1) * 32767).astype(np.int16)
         self.unplug_after = unplug_after
 
     def _loop(self):
@@ -209,7 +237,10 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
                 self._end()  # what PortAudio does when the device disappears
                 return
             block = np.zeros((self.blocksize, 1), np.int16)
-            chunk = self.audio[pos:pos + self.blocksize]
+            if self.live is not None:
+                chunk = (np.clip(self.live.read(self.blocksize), -1, 1) * 32767).astype(np.int16)
+            else:
+                chunk = self.audio[pos:pos + self.blocksize]
             block[:len(chunk), 0] = chunk
             pos += self.blocksize
             try:

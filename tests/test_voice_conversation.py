@@ -1,0 +1,101 @@
+"""``listen_loop`` end to end: real VAD, Whisper, piper and the streaming speaker; sound cards
+that play and record in real time are fakes (this machine has none), driven by what the speaker
+does, so the scenario follows the order of events rather than the clock."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from jarvis_desktop.config import Settings
+from jarvis_desktop.pipeline.events import AnswerDone, AnswerToken
+from jarvis_desktop.voice.capture import Microphone
+from jarvis_desktop.voice.conversation import INTERRUPTED_NOTE, listen_loop
+from jarvis_desktop.voice.playback import Player
+from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, silence, spoken
+
+pytestmark = pytest.mark.slow
+
+ANSWERS = [
+    "It is twelve o'clock. The sun is high in the sky. Enjoy your lunch and have a lovely afternoon.",
+    "Why did the cat sit on the computer? To keep an eye on the mouse.",
+]
+
+
+@dataclass
+class ScriptedResult:
+    answer: str
+
+
+class ScriptedAssistant:
+    """Stands in for the pipeline: streams a fixed answer per request as AnswerToken events."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.requests: list[str] = []
+
+    def ask(self, text, files=(), *, on_event=None, **kw):
+        self.requests.append(text)
+        answer = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
+        for tok in re.findall(r"\s*\S+", answer):
+            on_event(AnswerToken("r", text=tok))
+            time.sleep(0.01)
+        on_event(AnswerDone("r", text=answer, seconds=0.1))
+        return ScriptedResult(answer)
+
+
+def test_a_conversation_with_barge_in_and_self_echo(tmp_path):
+    settings = Settings(data_dir=str(tmp_path / "data"), model_cache=str(tmp_path / "cache"), offline=True)
+    room = LiveAudio()
+    assistant = ScriptedAssistant(ANSWERS)
+    script: list[str] = []
+
+    def speaker_event(e):
+        # the scenario: the user talks over answer 1, then the mic picks up answer 2 (echo), then goodbye
+        if e.kind == "playing" and e.index == 1 and len(assistant.requests) == 1 and "barge" not in script:
+            script.append("barge")
+            room.say(spoken("Tell me a joke"))
+        if e.kind == "idle" and len(assistant.requests) == 2 and "echo" not in script:
+            script.append("echo")
+            room.say(silence(0.3))
+            room.say(spoken("To keep an eye on the mouse."))
+            room.say(silence(1.5))
+            room.say(spoken("Goodbye"))
+
+    events = []
+
+    def on_speaker_event(e):
+        events.append(e)
+        speaker_event(e)
+
+    mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, speed=2.0, **kw))
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(speed=2.0, **kw))
+    out, err = io.StringIO(), io.StringIO()
+    room.say(silence(0.3))
+    room.say(spoken("What time is it"))
+    stop = threading.Event()
+    status = []
+    t = threading.Thread(target=lambda: status.append(listen_loop(
+        assistant, settings, mic=mic, player=player, out=out, err=err, stop=stop, on_speaker_event=on_speaker_event)))
+    t.start()
+    t.join(180)
+    stop.set()
+    t.join(10)
+    assert status == [0], err.getvalue()
+    assert assistant.requests[0].lower().startswith("what time is it")
+    # the second request notes the interruption of the first answer
+    assert assistant.requests[1].startswith(INTERRUPTED_NOTE) and "joke" in assistant.requests[1].lower()
+    assert len(assistant.requests) == 2  # the echo and "goodbye" were not sent as requests
+    first = [(e.kind, e.index) for e in events if e.answer == 1]
+    assert ("played", 0) in first and ("stopped", 1) in first and ("dropped", 2) in first
+    assert not any(k == "playing" and i == 2 for k, i in first)
+    assert "(interrupted)" in err.getvalue()
+    assert "ignored my own voice" in err.getvalue()
+    transcript = out.getvalue()
+    assert "You: What time is it" in transcript and "Jarvis: " + ANSWERS[1] in transcript
+    assert list((tmp_path / "data" / "recordings").glob("utterance-*.wav"))  # the audio is kept
