@@ -16,8 +16,12 @@ SPOKEN = "Please describe this image and read the answer aloud"
 
 def screenshot(widget, name: str) -> Path:
     """Save what the widget shows (the tests write them; a person looks at them)."""
+    from PySide6.QtWidgets import QApplication
+
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
+    for _ in range(3):  # let pending layouts settle, as they would before a person sees them
+        QApplication.processEvents()
     assert widget.grab().save(str(path)), f"could not save {path}"
     return path
 

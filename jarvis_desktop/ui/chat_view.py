@@ -177,6 +177,7 @@ class MessageWidget(QFrame):
         lay.addWidget(self.body)
         lay.addLayout(self.files_box)
         lay.addWidget(self.status)
+        self.body.setVisible(bool(text))
         self.add_files(files or [])
 
     @property
@@ -185,9 +186,10 @@ class MessageWidget(QFrame):
 
     def set_text(self, text: str) -> None:
         self.body.setText(text)
+        self.body.setVisible(bool(text))
 
     def append(self, piece: str) -> None:
-        self.body.setText(self.body.text() + piece)
+        self.set_text(self.body.text() + piece)
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)

@@ -174,7 +174,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(center)
         self.splitter.addWidget(self.plan)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([230, 640, 410])
+        self.splitter.setSizes([210, 560, 510])
 
         root = QWidget()
         root.setObjectName("central")
@@ -486,8 +486,9 @@ class MainWindow(QMainWindow):
                     note = {"cancelled": "Stopped.", "failed": r.get("error") or "Failed."}.get(r.get("status"), "")
                     if note:
                         self.conversation.add("error" if r.get("status") == "failed" else "assistant", note)
-        if detail.requests:
-            self.plan.show_request(detail.requests[-1])
+        if detail.requests:  # the latest request that ran tasks tells the most
+            planned = [r for r in detail.requests if r.get("plan")]
+            self.plan.show_request((planned or detail.requests)[-1])
         else:
             self.plan.clear()
         self.history.mark_current(session_id)

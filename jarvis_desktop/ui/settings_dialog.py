@@ -204,8 +204,10 @@ class ModelsPage(QWidget):
 def _size(n: int) -> str:
     if n >= 1e9:
         return f"{n / 1e9:.1f} GB"
-    if n >= 1e6:
+    if n >= 1e7:
         return f"{n / 1e6:.0f} MB"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} MB"
     return f"{n / 1e3:.0f} kB"
 
 

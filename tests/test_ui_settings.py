@@ -1,0 +1,145 @@
+"""The settings dialog: values persist to the settings file, keys go to the keyring and never to
+the file, the Models page lists the cache; plus the secrets helper on a machine without a keyring."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from test_ui_support import make_settings, screenshot  # noqa: E402
+
+
+class InMemoryKeyring:
+    """Stands in for the OS keyring, which cannot exist on this headless test machine."""
+
+    priority = 10
+
+    def __init__(self):
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, name):
+        return self.store.get((service, name))
+
+    def set_password(self, service, name, value):
+        self.store[(service, name)] = value
+
+    def delete_password(self, service, name):
+        self.store.pop((service, name), None)
+
+
+@pytest.fixture
+def os_keyring(monkeypatch):
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class Backend(InMemoryKeyring, KeyringBackend):
+        pass
+
+    backend = Backend()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_settings_persist_and_the_key_goes_to_the_keyring(qtbot, jarvis_env, os_keyring):
+    from jarvis_desktop.config import load_settings, settings_file
+    from jarvis_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(make_settings(tts=True))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.models_page.loaded, timeout=20_000)
+    screenshot(dialog, "06-settings-language-model")
+    dialog.llm_model.setText("my-model")
+    dialog.base_url.setText("http://127.0.0.1:8080/v1")
+    dialog.api_key.setText("sk-secret-123")
+    dialog.planner.setCurrentText("hybrid")
+    dialog.device.setCurrentText("cpu")
+    dialog.model_budget.setValue(3.5)
+    dialog.tts.setChecked(False)
+    dialog.voice.setCurrentText("espeak-ng")
+    dialog.silence_ms.setValue(900)
+    saved = []
+    dialog.saved.connect(saved.append)
+    assert dialog.save()
+    assert saved and saved[0].llm_model == "my-model" and saved[0].api_key == "sk-secret-123"
+
+    text = settings_file().read_text()
+    assert "sk-secret-123" not in text and "api_key" not in text
+    assert os_keyring.store[("jarvis-desktop", "api_key")] == "sk-secret-123"
+    # environment-provided values are not frozen into the file
+    assert "data_dir" not in text and "offline" not in text
+    again = load_settings()
+    assert (again.llm_model, again.base_url, again.planner, again.device) == (
+        "my-model", "http://127.0.0.1:8080/v1", "hybrid", "cpu")
+    assert (again.model_budget_gb, again.tts, again.voice, again.silence_ms) == (3.5, False, "espeak-ng", 900)
+    assert again.api_key == "sk-secret-123"  # read back from the keyring
+    # a new dialog shows what was saved
+    d2 = SettingsDialog(again)
+    qtbot.addWidget(d2)
+    assert d2.llm_model.text() == "my-model" and d2.api_key.text() == "sk-secret-123"
+    assert not d2.tts.isChecked() and d2.device.currentText() == "cpu"
+    # clearing the key removes it from the keyring
+    d2.api_key.setText("")
+    assert d2.save()
+    assert ("jarvis-desktop", "api_key") not in os_keyring.store
+    assert load_settings().api_key == ""
+
+
+def test_invalid_values_are_not_saved(qtbot, jarvis_env):
+    from jarvis_desktop.config import settings_file
+    from jarvis_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(make_settings())
+    qtbot.addWidget(dialog)
+    dialog.device.setCurrentText("quantum")
+    assert not dialog.save()
+    assert "device" in dialog.note.text()
+    assert not settings_file().exists()
+
+
+def test_models_page_lists_the_cache_with_sizes(qtbot, jarvis_env):
+    from jarvis_desktop.ui.settings_dialog import SettingsDialog
+
+    cache = jarvis_env / "model_cache"
+    snap = cache / "models--acme--tiny-bert" / "snapshots" / ("a" * 40)
+    snap.mkdir(parents=True)
+    (cache / "models--acme--tiny-bert" / "refs").mkdir()
+    (cache / "models--acme--tiny-bert" / "refs" / "main").write_text("a" * 40)
+    (snap / "config.json").write_text('{"architectures": ["BertForSequenceClassification"], "model_type": "bert"}')
+    (snap / "model.safetensors").write_bytes(b"\0" * 2_500_000)
+    dialog = SettingsDialog(make_settings())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.tabs.setCurrentWidget(dialog.models_page)
+    page = dialog.models_page
+    qtbot.waitUntil(lambda: page.loaded, timeout=20_000)
+    assert page.table.rowCount() == 1
+    assert page.table.item(0, 0).text() == "acme/tiny-bert"
+    assert page.table.item(0, 2).text() == "2.5 MB"
+    assert "text-classification" in page.table.item(0, 1).text()
+    # offline: pulling is switched off, and says why
+    assert not page.pull_button.isEnabled() and "Offline" in page.pull_button.toolTip()
+    screenshot(dialog, "07-settings-models")
+
+
+def test_secrets_without_a_keyring_fall_back_to_the_environment(monkeypatch, jarvis_env):
+    import keyring
+    from keyring.backends import fail
+
+    from jarvis_desktop import secrets
+    from jarvis_desktop.config import load_settings
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        assert not secrets.keyring_available()
+        assert secrets.get_secret("api_key") == ""
+        ok, message = secrets.store_secret("api_key", "sk-x")
+        assert not ok and "environment" in message
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+        assert load_settings().api_key == "sk-from-env"
+    finally:
+        keyring.set_keyring(previous)
