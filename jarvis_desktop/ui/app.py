@@ -42,29 +42,35 @@ def run_app(argv: list[str] | None = None) -> int:
     from .main_window import MainWindow
 
     window = MainWindow(settings)
-    window.show()
     if os.environ.get("JARVIS_STARTUP_PROBE"):  # bench/startup.py: report when shown, then quit
         _probe(app, window, os.environ["JARVIS_STARTUP_PROBE"])
+    window.show()
     return int(app.exec())
 
 
 def _probe(app, window, mode: str) -> None:
-    """Print the time the window was first shown, and (``idle``) the RSS once it is idle."""
+    """Print when the window first paints, and (after ``mode`` seconds idle) its RSS, then close."""
     import time
 
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QEvent, QObject, QTimer
 
-    shown = time.time()
-    print(f"JARVIS_SHOWN {shown:.6f}", flush=True)
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, e):  # noqa: N802 - Qt override
+            if e.type() == QEvent.Type.Paint and obj is window:
+                print(f"JARVIS_SHOWN {time.time():.6f}", flush=True)
+                window.removeEventFilter(self)
+            return False
+
+    window._first_paint = FirstPaint(window)
+    window.installEventFilter(window._first_paint)
 
     def idle() -> None:
-        rss = _rss_kb()
-        print(f"JARVIS_IDLE_RSS_KB {rss}", flush=True)
+        print(f"JARVIS_IDLE_RSS_KB {_rss_kb()}", flush=True)
         window.close()
 
     def on_ready() -> None:
         print(f"JARVIS_READY {time.time():.6f}", flush=True)
-        QTimer.singleShot(int(float(mode) * 1000) if mode.replace('.', '', 1).isdigit() else 3000, idle)
+        QTimer.singleShot(int(float(mode) * 1000), idle)
 
     window.ready.connect(on_ready)
 

@@ -89,7 +89,14 @@ class MainWindow(QMainWindow):
         self._build()
         self._wire_voice()
         QApplication.instance().installEventFilter(self)
-        QTimer.singleShot(0, self._start_core)
+        self._core_started = False
+        QTimer.singleShot(1000, self._start_core)  # in case the window is never painted
+
+    def event(self, e: QEvent) -> bool:  # noqa: D401 - Qt override
+        # Build the pipeline only once the window has painted: the window appears first.
+        if e.type() == QEvent.Type.Paint and not self._core_started:
+            QTimer.singleShot(0, self._start_core)
+        return super().event(e)
 
     # -- layout -------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -209,8 +216,9 @@ class MainWindow(QMainWindow):
     # -- start-up -----------------------------------------------------------------------------
     def _start_core(self) -> None:
         """Right after the first paint: the pipeline (lazy parts stay lazy) and the history."""
-        if self._closed:
+        if self._closed or self._core_started:
             return
+        self._core_started = True
         from ..pipeline.assistant import Assistant
 
         self.assistant = Assistant(self.settings)
