@@ -1,0 +1,123 @@
+"""Model cache benchmark: cold load vs warm reuse, and a 6-task plan run twice.
+
+    .venv/bin/python bench/model_cache.py            # tiny random models built into a temp cache (CPU)
+    .venv/bin/python bench/model_cache.py --cache model_cache --device cuda \\
+        --expert image-classification=microsoft/resnet-50 ...   # your own cached models
+
+Cold = the first run of an expert after the cache was emptied (load + inference); warm = the median
+of the following runs, with the model kept loaded. JARVIS reloads (moves) models per request, so
+its per-request cost is close to the cold figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def _media(d: Path) -> dict[str, str]:
+    import numpy as np
+    import soundfile as sf
+    from PIL import Image
+
+    rng = np.random.RandomState(0)
+    Image.fromarray((rng.rand(96, 128, 3) * 255).astype("uint8")).save(d / "photo.png")
+    t = np.arange(32000) / 16000
+    sf.write(d / "speech.wav", (0.3 * np.sin(2 * np.pi * 220 * t) + 0.02 * rng.randn(len(t))).astype("float32"), 16000)
+    return {"image": str(d / "photo.png"), "audio": str(d / "speech.wav")}
+
+
+TINY_EXPERTS = [
+    ("image-classification", "tiny/vit-classify", {"image": "image"}),
+    ("text-to-image", "tiny/sd", {"text": "a red cat on a sofa"}),
+    ("automatic-speech-recognition", "tiny/wav2vec2-asr", {"audio": "audio"}),
+]
+TINY_PLAN = [
+    ("text-classification", "tiny/bert-sentiment", {"text": "what a lovely day"}),
+    ("object-detection", "tiny/detr-detect", {"image": "image"}),
+    ("depth-estimation", "tiny/dpt-depth", {"image": "image"}),
+    ("image-to-text", "tiny/blip-caption", {"image": "image"}),
+    ("text-to-image", "tiny/sd", {"text": "a house by a lake"}),
+    ("automatic-speech-recognition", "tiny/wav2vec2-asr", {"audio": "audio"}),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", help="a model cache with your own models (default: build tiny ones)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--expert", action="append", default=[], help="TASK=MODEL_ID (repeat; image/audio args use test media)")
+    ap.add_argument("--warm-runs", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=4, help="diffusion steps")
+    a = ap.parse_args()
+
+    from jarvis_desktop.config import Settings
+    from jarvis_desktop.experts.base import RunContext
+    from jarvis_desktop.experts.defaults import backend, build_registry
+
+    work = Path(tempfile.mkdtemp(prefix="bench-cache-"))
+    media = _media(work)
+    if a.cache:
+        cache = Path(a.cache)
+        experts = [(t, m, {"image": "image"} if "image" in t or "detection" in t or "depth" in t else
+                    {"audio": "audio"} if "speech" in t or "audio" in t else {"text": "A short test sentence."})
+                   for t, m in (e.split("=", 1) for e in a.expert)] or TINY_EXPERTS
+        plan = experts
+    else:
+        from helpers.tiny_models import tiny_model_cache
+
+        t0 = time.perf_counter()
+        cache = tiny_model_cache(work)
+        print(f"built tiny models in {time.perf_counter() - t0:.1f} s")
+        experts, plan = TINY_EXPERTS, TINY_PLAN
+
+    reg = build_registry(Settings(offline=True, model_cache=str(cache), inference_mode="local", device=a.device))
+    backend(reg, "diffusers").steps = a.steps
+    backend(reg, "transformers").max_new_tokens = 20
+    ctx = RunContext(work / "outputs")
+
+    def run(task, model_id, args):
+        args = {k: media.get(v, v) if k in ("image", "audio") else v for k, v in args.items()}
+        t = time.perf_counter()
+        reg.run(task, model_id, args, ctx)
+        return time.perf_counter() - t
+
+    # warm up the libraries themselves (imports, kernels) so "cold" measures the model load
+    run(*experts[0])
+    reg.model_cache.clear()
+
+    print(f"\ncold vs warm ({a.device}, warm = median of {a.warm_runs})")
+    print(f"{'expert':<52} {'cold s':>8} {'warm s':>8} {'cold/warm':>10}")
+    for task, model_id, args in experts:
+        reg.model_cache.clear()
+        cold = run(task, model_id, args)
+        warm = statistics.median(run(task, model_id, args) for _ in range(a.warm_runs))
+        print(f"{task + ' ' + model_id:<52} {cold:8.3f} {warm:8.3f} {cold / warm:10.1f}")
+
+    reg.model_cache.clear()
+    before = reg.model_cache.stats()
+    totals = []
+    for _ in range(2):
+        t = time.perf_counter()
+        for task, model_id, args in plan:
+            run(task, model_id, args)
+        totals.append(time.perf_counter() - t)
+    s = reg.model_cache.stats()
+    print(f"\n{len(plan)}-task plan: first run {totals[0]:.3f} s, second run {totals[1]:.3f} s, "
+          f"ratio {totals[0] / totals[1]:.1f}x (loads {s.loads - before.loads}, warm hits {s.hits - before.hits}, "
+          f"evictions {s.evictions - before.evictions})")
+
+
+if __name__ == "__main__":
+    main()
