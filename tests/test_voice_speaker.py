@@ -43,13 +43,22 @@ def stream_tokens(text: str) -> list[str]:
 
 
 def test_sentences_come_out_as_soon_as_they_are_complete():
-    sp = SentenceSplitter()
+    sp = SentenceSplitter(quick_first=False)
     out = []
     for tok in stream_tokens("Dr. Smith measured 3.14 metres, e.g. a lot. Then he left! Did you see? Done"):
         out += sp.feed(tok)
     assert out == ["Dr. Smith measured 3.14 metres, e.g. a lot.", "Then he left!", "Did you see?"]
     assert sp.flush() == ["Done"]
     assert sp.flush() == []
+
+
+def test_the_first_piece_is_cut_at_its_first_clause_break():
+    sp = SentenceSplitter()
+    out = []
+    for tok in stream_tokens("The image shows a grey cat asleep, next to a lamp. Later, it woke up, yawned and left."):
+        out += sp.feed(tok)
+    out += sp.flush()
+    assert out == ["The image shows a grey cat asleep,", "next to a lamp.", "Later, it woke up, yawned and left."]
 
 
 def test_a_sentence_waits_for_the_space_after_its_full_stop():

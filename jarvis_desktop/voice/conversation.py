@@ -63,6 +63,14 @@ def listen_loop(
     def note(msg: str) -> None:
         print(msg, file=err, flush=True)
 
+    if mic is None:  # no microphone: say so before spending seconds loading models
+        from .capture import find_device
+
+        try:
+            find_device(settings.input_device, "input")
+        except AudioDeviceError as e:
+            note(f"jarvis: {e}")
+            return 1
     if transcriber is None:
         from .asr import Transcriber
 

@@ -46,8 +46,11 @@ class SentenceSplitter:
     """Cuts a token stream into sentences as soon as each one is certainly complete: an end mark
     followed by white space (so '3.14' and 'e.g. this' stay whole), or a line break."""
 
-    def __init__(self, max_chars: int = 240):
+    def __init__(self, max_chars: int = 240, quick_first: bool = True):
         self.max_chars = max_chars
+        # The first piece is what the user waits for: cut it at its first clause break (a comma
+        # after a few words) so its synthesis is short; later pieces are whole sentences.
+        self.quick_first = quick_first
         self._buf = ""
 
     def feed(self, token: str) -> list[str]:
@@ -60,6 +63,7 @@ class SentenceSplitter:
             sentence, self._buf = self._buf[:cut], self._buf[cut:]
             if sentence.strip():
                 out.append(sentence.strip())
+                self.quick_first = False
         return out
 
     def flush(self) -> list[str]:
@@ -79,6 +83,10 @@ class SentenceSplitter:
             return m.end()
         if nl != -1:
             return nl + 1
+        if self.quick_first:
+            m = re.search(r"[,;:]\s", buf[24:])
+            if m:
+                return 24 + m.end()
         if len(buf) > self.max_chars:  # a run-on sentence: cut at the last comma or space
             at = max(buf.rfind(", ", 0, self.max_chars), buf.rfind("; ", 0, self.max_chars))
             if at <= 0:
