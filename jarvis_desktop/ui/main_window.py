@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton,
-                               QSplitter, QToolButton, QVBoxLayout, QWidget)
+                               QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from .attachments import AttachmentBar
 from .chat_view import ConversationView
@@ -166,6 +166,8 @@ class MainWindow(QMainWindow):
         under.addWidget(self.hands_free)
         self.voice_status = QLabel("")
         self.voice_status.setObjectName("hint")
+        # long reasons must not widen the window's middle column: elided here, whole in the tooltip
+        self.voice_status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         under.addWidget(self.voice_status, 1)
 
         center = QWidget()
@@ -181,7 +183,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(center)
         self.splitter.addWidget(self.plan)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([210, 560, 510])
+        self.splitter.setSizes([200, 530, 550])
 
         root = QWidget()
         root.setObjectName("central")
@@ -407,6 +409,7 @@ class MainWindow(QMainWindow):
         self.mic.setToolTip(tip)
         self.hands_free.setToolTip("Listen continuously: each sentence becomes a request" if ok else reason)
         self.voice_status.setText("" if ok else reason)
+        self.voice_status.setToolTip(reason)
 
     def start_listening(self, mode: str) -> None:
         if self.voice.start_listening(mode):

@@ -16,7 +16,7 @@ from PySide6.QtCore import QTimer, Qt, QUrl, Signal
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-COLUMNS = ("Task", "Model", "Runs on", "Status", "Output")
+COLUMNS = ("Task", "Model", "On", "Status", "Output")
 COL_TASK, COL_MODEL, COL_WHERE, COL_STATUS, COL_OUTPUT = range(5)
 
 STATUS_COLOURS = {
@@ -80,7 +80,7 @@ class PlanPanel(QWidget):
         header.setSectionResizeMode(COL_WHERE, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.tree.setColumnWidth(COL_MODEL, 150)
+        self.tree.setColumnWidth(COL_MODEL, 130)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._clicked)
@@ -192,7 +192,7 @@ class PlanPanel(QWidget):
             if row:
                 row.seconds, row.error = e.seconds, e.error
                 self._set_status(row, "failed")
-                row.item.setText(COL_OUTPUT, e.error)
+                row.item.setText(COL_OUTPUT, " ".join(e.error.split()))
                 row.item.setToolTip(COL_OUTPUT, _esc(e.error))
                 row.item.setToolTip(COL_STATUS, _esc(e.error))
         elif kind == "TaskSkipped":
@@ -263,7 +263,7 @@ class PlanPanel(QWidget):
         if status == "running":
             text += " 0.0 s"
         elif status in ("done", "failed") and row.seconds is not None:
-            text += f" in {row.seconds:.1f} s"
+            text += f" {row.seconds:.1f} s"
         row.item.setText(COL_STATUS, text)
         row.item.setForeground(COL_STATUS, QBrush(QColor(STATUS_COLOURS.get(status, "#333"))))
 
@@ -277,7 +277,8 @@ class PlanPanel(QWidget):
             row.item.setFont(COL_OUTPUT, font)
             row.item.setToolTip(COL_OUTPUT, "Click to open: " + _esc(row.outputs[0]))
         elif row.text:
-            short = row.text if len(row.text) <= 60 else row.text[:57] + "…"
+            flat = " ".join(row.text.split())
+            short = flat if len(flat) <= 60 else flat[:57] + "…"
             row.item.setText(COL_OUTPUT, short)
             row.item.setToolTip(COL_OUTPUT, _esc(row.text[:1000]))
 

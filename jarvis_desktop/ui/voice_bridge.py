@@ -66,12 +66,15 @@ class VoiceBridge(QObject):
         self._player: Any = None
         self._playing_path = ""
         self._closed = False
+        #: sounddevice.InputStream unless a test stands in for a sound card that cannot exist there
+        self.stream_factory: Callable[..., Any] | None = None
 
     # -- availability -------------------------------------------------------------------------
     def check(self) -> None:
-        run_job(lambda: check_voice(self.settings), self._checked, lambda m: self._checked((False, m)), name="voice-check")
+        run_job(lambda: check_voice(self.settings), self.set_availability,
+                lambda m: self.set_availability((False, m)), name="voice-check")
 
-    def _checked(self, result: tuple[bool, str]) -> None:
+    def set_availability(self, result: tuple[bool, str]) -> None:
         self.available, self.reason = result
         self.availability.emit(self.available, self.reason)
 
@@ -124,7 +127,7 @@ class VoiceBridge(QObject):
             from ..voice.vad import Endpointer, SpeechStarted, UtteranceEnded
 
             endpointer = Endpointer(silence_ms=self.settings.silence_ms)
-        mic = Microphone(self.settings.input_device, on_level=self.level.emit)
+        mic = Microphone(self.settings.input_device, on_level=self.level.emit, stream_factory=self.stream_factory)
         blocks: list[Any] = []
         with mic:
             while not self._stop.is_set():
