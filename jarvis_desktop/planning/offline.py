@@ -31,7 +31,7 @@ RESOURCE_FILE = Path(__file__).resolve().parents[2] / "resources" / "planner" / 
 #: is given they read it out of an attached image or recording first.
 CONTENT_TASKS = {
     "summarization", "translation", "token-classification", "text-classification", "text2text-generation",
-    "text-to-speech", "sentence-similarity", "question-answering",
+    "text-to-speech", "sentence-similarity", "question-answering", "conversational",
 }
 QA_FAMILY = ("question-answering", "visual-question-answering", "document-question-answering")
 #: Kinds a task's result offers to later tasks. Detection is also a list of labels (text).
@@ -51,9 +51,11 @@ DIRECT_QUESTION_RE = re.compile(
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
 TEXT_REF_RE = re.compile(
     r"\b(?:based on|according to|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
-    r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question)\b",
+    r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question|points|content|emotions?|preferences|sentiment|mood|instructions?)\b"
+    r"|\bapply (?:this|that|the) (?:edit|change|instruction)",
     re.I,
 )
+USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
 BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
 #: A sentence that asks for something (rather than telling the background of the request).
@@ -262,6 +264,17 @@ class OfflinePlanner:
                     o.start, o.end, asks[id(o)] = d.start, d.end, True
                 continue
             out.append(d)
+        out.sort(key=lambda d: d.start)
+        # "answer X using depth estimation", "how similar the text in this image is": the step
+        # named second makes what the first one reads, so it goes first.
+        for i, a in enumerate(out):
+            for b in out[i + 1 :]:
+                if reading.sentence_of(a.start) != reading.sentence_of(b.start) or a.task == "guided" or b.task == "guided":
+                    continue
+                between = reading.text[a.end : b.start]
+                feeds = set(_outputs(b.task)) & {("text" if n in ("text", "context", "text2") else n) for n in TASK_TYPES[a.task].inputs}
+                if feeds and (USING_RE.search(between) or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
+                    b.start = a.start - 1
         out.sort(key=lambda d: d.start)
         return out
 
