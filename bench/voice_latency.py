@@ -103,8 +103,6 @@ def main() -> int:
     ap.add_argument("--silence-ms", type=int, default=600)
     args = ap.parse_args()
 
-    import numpy as np
-
     from jarvis_desktop.voice.asr import Transcriber
     from jarvis_desktop.voice.tts import Synthesizer
 
@@ -144,10 +142,9 @@ def main() -> int:
     for _ in range(args.runs):
         samples, rate = synth.synthesize(REPLY)
     tts_s = (time.perf_counter() - t0) / args.runs
-    print(f"\nreal-time factor (compute / audio, lower is faster):")
+    print("\nreal-time factor (compute / audio, lower is faster):")
     print(f"  ASR Whisper tiny.en int8 beam {transcriber.beam_size}: {asr_s:.2f} s for {len(utt) / SR:.2f} s -> RTF {asr_s / (len(utt) / SR):.3f}")
     print(f"  TTS piper en_US-joe-medium: {tts_s:.2f} s for {len(samples) / rate:.2f} s -> RTF {tts_s / (len(samples) / rate):.3f}")
-    del np
     return 0
 
 

@@ -14,7 +14,7 @@ from jarvis_desktop.voice.asr import Transcriber
 from jarvis_desktop.voice.capture import BLOCK, Microphone
 from jarvis_desktop.voice.listener import Recognizer, Utterance, VoiceInput
 from jarvis_desktop.voice.testing import alsa_file_device, noise, silence, spoken, to_raw_int16
-from jarvis_desktop.voice.vad import Endpointer, SpeechPaused, SpeechResumed, SpeechStarted, UtteranceEnded
+from jarvis_desktop.voice.vad import Endpointer, SpeechPaused, SpeechResumed, UtteranceEnded
 
 SR = 16000
 

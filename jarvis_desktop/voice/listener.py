@@ -221,10 +221,17 @@ class VoiceInput:
             rest = source.flush()  # nothing lost: what was heard before the device went away
             if rest is not None and len(rest.audio):
                 self._dispatch(rest)
-            if self.on_error is not None:
-                self.on_error(self.error)
-            else:
-                log.error("voice input stopped: %s", e)
+            self._report()
+        except Exception as e:  # a bug in a callback must not silently end listening
+            log.exception("voice input failed")
+            self.error = f"voice input stopped: {type(e).__name__}: {e}"
+            self._report()
+
+    def _report(self) -> None:
+        if self.on_error is not None:
+            self.on_error(self.error)
+        else:
+            log.error("voice input stopped: %s", self.error)
 
     def _dispatch(self, ev) -> None:
         if isinstance(ev, SpeechStarted):
