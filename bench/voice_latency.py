@@ -13,7 +13,7 @@ the voice path is timed. Breakdown:
 
 Also the real-time factors (compute seconds per second of audio) of ASR and TTS.
 
-Run: .venv/bin/python bench/voice_latency.py [--wav FILE] [--runs 3] [--silence-ms 600]
+Run: .venv/bin/python bench/voice_latency.py [--wav FILE] [--runs 3] [--silence-ms 600] [--beam 5]
 """
 
 from __future__ import annotations
@@ -101,13 +101,14 @@ def main() -> int:
     ap.add_argument("--wav", help="a spoken request (any rate; mono or stereo)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--silence-ms", type=int, default=600)
+    ap.add_argument("--beam", type=int, default=5, help="Whisper beam size (1: greedy, faster, less accurate)")
     args = ap.parse_args()
 
     from jarvis_desktop.voice.asr import Transcriber
     from jarvis_desktop.voice.tts import Synthesizer
 
     audio, speech_end = request_audio(args.wav)
-    transcriber, synth = Transcriber(), Synthesizer()
+    transcriber, synth = Transcriber(beam_size=args.beam), Synthesizer()
     t0 = time.perf_counter()
     transcriber.load()
     t_load_asr = time.perf_counter() - t0

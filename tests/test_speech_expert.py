@@ -133,3 +133,38 @@ def test_synthesizer_volume_scales_the_samples():
     assert np.max(np.abs(quiet)) == pytest.approx(0.25 * np.max(np.abs(loud)), rel=0.05)
     empty, _ = tts.Synthesizer().synthesize("")
     assert empty.size == 0
+
+
+def _hub_entry(cache, repo_id: str, files: dict) -> None:
+    """A model laid out as the Hugging Face cache does (links to real files, not copies)."""
+    rev = "0123456789abcdef0123456789abcdef01234567"
+    base = cache / ("models--" + repo_id.replace("/", "--"))
+    snap = base / "snapshots" / rev
+    snap.mkdir(parents=True)
+    for name, src in files.items():
+        (snap / name).parent.mkdir(parents=True, exist_ok=True)
+        (snap / name).symlink_to(src)
+    (base / "refs").mkdir()
+    (base / "refs" / "main").write_text(rev)
+
+
+def test_models_from_the_cache_by_name(tmp_path, ctx):
+    """asr_model / voice settings naming models in model_cache load through the same path."""
+    cache = tmp_path / "model_cache"
+    shipped = asr.shipped_model_path()
+    _hub_entry(cache, "Systran/faster-whisper-base.en", {p.name: p for p in shipped.iterdir()})
+    onnx = tts.shipped_voice_path()
+    _hub_entry(cache, "rhasspy/piper-voices", {
+        "en/en_US/test/medium/en_US-test-medium.onnx": onnx,
+        "en/en_US/test/medium/en_US-test-medium.onnx.json": onnx.with_name(onnx.name + ".json"),
+    })
+    s = Settings(model_cache=str(cache), asr_model="base.en", voice="en_US-test-medium", offline=True)
+    b = SpeechBackend(s)
+    assert b.models(ASR)[:2] == ["Systran/faster-whisper-base.en", "Systran/faster-whisper-tiny.en"]
+    assert b.models(TTS)[0] == "rhasspy/piper-voices/en_US-test-medium"
+    assert b.where(ASR, "openai/whisper-base.en") == "local-cpu"  # the catalog's id maps to the cached conversion
+    out = b.run(TTS, "rhasspy/piper-voices/en_US-test-medium", {"text": "Good morning."}, ctx)
+    assert out.model_id == "rhasspy/piper-voices/en_US-test-medium"
+    heard = asr.Transcriber.from_settings(s).transcribe(str(out.audio))
+    assert heard.model_id == "Systran/faster-whisper-base.en"
+    assert words(heard.text) == ["good", "morning"]
