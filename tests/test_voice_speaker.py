@@ -199,6 +199,10 @@ def test_no_output_device_leaves_the_answer_on_screen(tmp_path, synth):
         from jarvis_desktop.voice.testing import _reinit_portaudio
 
         _reinit_portaudio()
+        from jarvis_desktop.voice.capture import list_devices
+
+        if list_devices():
+            pytest.skip("this machine has a real sound card")
         sp = StreamingSpeaker(synth, Player())
         sp.say("Hello there.")
         assert sp.wait(30)
