@@ -166,3 +166,162 @@ def test_faster_whisper_folders_are_left_to_the_speech_backend(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     info = describe("Systran/faster-whisper-base", tmp_path)
     assert info.family == "ctranslate2"
+
+
+# --- pulling from a fake Hub ---------------------------------------------------------------
+class FakeHub:
+    """A stand-in for the Hugging Face Hub on 127.0.0.1 serving one model repo: the repo info,
+    file tree and file downloads (with Range requests) that huggingface_hub asks for."""
+
+    SHA = "c0ffee" + "0" * 34
+
+    def __init__(self, repo_id: str, folder: Path):
+        import hashlib
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import unquote, urlparse
+
+        self.repo_id = repo_id
+        self.files = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+        self.requests: list[tuple[str, str, str | None]] = []
+        self.cut_once: set[str] = set()  # files whose first download breaks off half way
+        self.fail_once: set[str] = set()  # files whose first download answers HTTP 500
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _send(self, code, body=b"", headers=None):
+                self.send_response(code)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+
+            def do_HEAD(self):
+                self.do_GET()
+
+            def do_GET(self):
+                path = unquote(urlparse(self.path).path)
+                hub.requests.append((self.command, path, self.headers.get("Range")))
+                api = f"/api/models/{hub.repo_id}"
+                if path.startswith(api + "/revision/"):
+                    info = {"id": hub.repo_id, "sha": hub.SHA, "siblings": [{"rfilename": f} for f in hub.files]}
+                    return self._send(200, json.dumps(info).encode(), {"Content-Type": "application/json"})
+                if path.startswith(api + "/tree/"):
+                    tree = [{"type": "file", "path": f, "size": len(b), "oid": hashlib.sha1(b).hexdigest()} for f, b in hub.files.items()]
+                    return self._send(200, json.dumps(tree).encode(), {"Content-Type": "application/json"})
+                prefix = f"/{hub.repo_id}/resolve/"
+                if path.startswith(prefix):
+                    name = path[len(prefix):].split("/", 1)[1]
+                    if name not in hub.files:
+                        return self._send(404, b"", {"X-Error-Code": "EntryNotFound"})
+                    body = hub.files[name]
+                    headers = {"X-Repo-Commit": hub.SHA, "ETag": f'"{hub.etag(name)}"', "Content-Type": "application/octet-stream"}
+                    rng = self.headers.get("Range")
+                    if self.command == "GET" and name in hub.fail_once:
+                        hub.fail_once.discard(name)
+                        return self._send(500, b"oops")
+                    if self.command == "GET" and not rng and name in hub.cut_once:
+                        hub.cut_once.discard(name)
+                        self.send_response(200)
+                        for k, v in headers.items():
+                            self.send_header(k, v)
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body[: len(body) // 2])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(2)  # the network drops mid-file
+                        return
+                    if rng and self.command == "GET":
+                        start = int(rng.split("=")[1].split("-")[0])
+                        headers["Content-Range"] = f"bytes {start}-{len(body) - 1}/{len(body)}"
+                        return self._send(206, body[start:], headers)
+                    return self._send(200, body, headers)
+                return self._send(404, b"{}", {"X-Error-Code": "RepoNotFound", "Content-Type": "application/json"})
+
+            def log_message(self, *a):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def etag(self, name: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.files[name]).hexdigest()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake_hub(tiny_cache, tmp_path, monkeypatch):
+    import shutil
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    src = tmp_path / "repo"
+    shutil.copytree(next((tiny_cache / "models--tiny--vit-classify" / "snapshots").iterdir()), src)
+    (src / "pytorch_model.bin").write_bytes(b"\0" * 1000)  # a second copy of the weights: must not be fetched
+    hub = FakeHub("acme/vit-tiny", src)
+    yield hub
+    hub.close()
+
+
+def test_pull_into_the_cache_then_run_offline(fake_hub, tmp_path):
+    from jarvis_desktop.experts.base import RunContext
+    from jarvis_desktop.experts.defaults import build_registry
+
+    s = Settings(model_cache=str(tmp_path / "cache"), inference_mode="local")
+    result = pull("acme/vit-tiny", s, endpoint=fake_hub.url, progress=False)
+    assert result.path.name == FakeHub.SHA and result.tasks == ["image-classification"]
+    assert (tmp_path / "cache" / "models--acme--vit-tiny" / "refs" / "main").read_text() == FakeHub.SHA
+    assert not any(p.endswith("pytorch_model.bin") for _, p, _ in fake_hub.requests)
+    assert [m.model_id for m in list_cached(s)] == ["acme/vit-tiny"]
+    from PIL import Image
+
+    Image.new("RGB", (20, 20), "red").save(tmp_path / "red.png")
+    reg = build_registry(Settings(model_cache=str(tmp_path / "cache"), inference_mode="local", offline=True))
+    out = reg.run("image-classification", "acme/vit-tiny", {"image": str(tmp_path / "red.png")}, RunContext(tmp_path / "o"))
+    assert out.data["labels"] and out.where == "local-cpu"
+
+
+def test_a_dropped_connection_resumes_from_where_it_stopped(fake_hub, tmp_path, monkeypatch):
+    import re
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "DOWNLOAD_CHUNK_SIZE", 1024)  # real files span many 10 MB chunks; this one is small
+    weights = fake_hub.files["model.safetensors"]
+    fake_hub.cut_once.add("model.safetensors")
+    result = pull("acme/vit-tiny", Settings(model_cache=str(tmp_path / "cache")), endpoint=fake_hub.url, progress=False)
+    assert (result.path / "model.safetensors").read_bytes() == weights
+    ranges = [r for m, p, r in fake_hub.requests if m == "GET" and p.endswith("model.safetensors")]
+    assert len(ranges) == 2 and ranges[0] is None
+    resumed_at = int(re.fullmatch(r"bytes=(\d+)-", ranges[1]).group(1))
+    assert len(weights) // 2 - 1024 <= resumed_at <= len(weights) // 2  # nothing fetched twice but the last chunk
+
+
+def test_a_failed_pull_fetches_only_what_is_missing_next_time(fake_hub, tmp_path):
+    s = Settings(model_cache=str(tmp_path / "cache"))
+    fake_hub.fail_once.add("model.safetensors")
+    with pytest.raises(ExpertError, match="Run the same pull again|failed"):
+        pull("acme/vit-tiny", s, endpoint=fake_hub.url, progress=False)
+    done = {p for m, p, _ in fake_hub.requests if m == "GET" and "/resolve/" in p and not p.endswith("model.safetensors")}
+    fake_hub.requests.clear()
+    pull("acme/vit-tiny", s, endpoint=fake_hub.url, progress=False)
+    again = {p for m, p, _ in fake_hub.requests if m == "GET" and "/resolve/" in p}
+    assert again == {p for p in again if p.endswith("model.safetensors")} and not (again & done)
+
+
+def test_pull_of_an_unknown_model_is_one_sentence(fake_hub, tmp_path):
+    with pytest.raises(ExpertError, match="'acme/nothing' was not found on the Hugging Face Hub"):
+        pull("acme/nothing", Settings(model_cache=str(tmp_path / "cache")), endpoint=fake_hub.url, progress=False)

@@ -2,8 +2,8 @@
 
 Plain functions with dataclass results; the CLI (`jarvis models pull|list|rm|defaults`) and the
 GUI present them. Downloads go through ``huggingface_hub.snapshot_download`` into the Hugging Face
-cache layout under ``model_cache/``: its tqdm bars show progress and an interrupted download
-resumes where it stopped on the next pull.
+cache layout under ``model_cache/``: its tqdm bars show progress, a dropped connection resumes the
+file with a Range request, and a pull run again after a failure fetches only the files still missing.
 """
 
 from __future__ import annotations
@@ -149,8 +149,11 @@ def _patterns(files: list[str], variant: str = "") -> tuple[list[str] | None, li
 
 
 def pull(model_id: str, settings: Settings, variant: str = "", revision: str | None = None,
-         progress: bool = True) -> PullResult:
-    """Download (or finish downloading) a model into the cache, with tqdm progress bars."""
+         progress: Any = True, endpoint: str | None = None) -> PullResult:
+    """Download (or finish downloading) a model into the cache, with tqdm progress bars.
+
+    ``endpoint`` points at a Hub mirror or a private Hub (default: ``HF_ENDPOINT`` or huggingface.co).
+    """
     if settings.offline:
         raise ExpertError(f"Offline mode is on: cannot download '{model_id}'. Turn it off (JARVIS_OFFLINE=0) to pull models.")
     from huggingface_hub import HfApi, snapshot_download
@@ -160,11 +163,11 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
     token = settings.hf_token or None
     t0 = time.time()
     try:
-        files = HfApi(token=token).list_repo_files(model_id, revision=revision)
+        files = HfApi(token=token, endpoint=endpoint).list_repo_files(model_id, revision=revision)
         allow, ignore = _patterns(files, variant)
         path = snapshot_download(model_id, revision=revision, cache_dir=str(_cache(settings)), token=token,
-                                 allow_patterns=allow, ignore_patterns=ignore,
-                                 tqdm_class=None if progress else _Silent)
+                                 allow_patterns=allow, ignore_patterns=ignore, endpoint=endpoint,
+                                 tqdm_class=_tqdm_class(progress))
     except GatedRepoError:
         raise ExpertError(f"'{model_id}' is gated: accept its licence on huggingface.co and set HF_TOKEN, then pull again.") from None
     except RepositoryNotFoundError:
@@ -173,7 +176,7 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
         raise ExpertError(f"'{model_id}' has no revision '{revision}'.") from None
     except LocalEntryNotFoundError:
         raise ExpertError(f"Cannot reach the Hugging Face Hub to download '{model_id}'. Check the network and try again; "
-                          "the download resumes where it stopped.") from None
+                          "files already downloaded are kept.") from None
     except HfHubHTTPError as e:
         raise ExpertError(f"Downloading '{model_id}' failed: {str(e).splitlines()[0]}") from None
     except OSError as e:
@@ -184,29 +187,20 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
     return PullResult(model_id, snap, _dir_bytes(_cache(settings) / repo_folder_name(model_id)), tasks, round(time.time() - t0, 1))
 
 
-class _Silent:
-    """A tqdm stand-in that shows nothing (for GUI callers that draw their own progress)."""
+def _tqdm_class(progress: Any):
+    """tqdm's own bars (True), none (False), or the caller's tqdm subclass (a GUI progress bar)."""
+    if isinstance(progress, type):
+        return progress
+    if progress:
+        return None  # huggingface_hub's default bars
+    from tqdm.auto import tqdm
 
-    def __init__(self, *a, **kw):
-        self.n = 0
+    class SilentTqdm(tqdm):
+        def __init__(self, *a, **kw):
+            kw["disable"] = True
+            super().__init__(*a, **kw)
 
-    def update(self, n=1):
-        self.n += n
-
-    def close(self):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def __iter__(self):
-        return iter(())
-
-    def set_description(self, *a, **kw):
-        pass
+    return SilentTqdm
 
 
 @lru_cache(maxsize=1)
@@ -250,6 +244,10 @@ def plan_defaults(tasks: list[str] | None, settings: Settings, include_shipped: 
     return plan
 
 
-def pull_defaults(tasks: list[str] | None, settings: Settings, progress: bool = True) -> list[PullResult]:
+def pull_defaults(tasks: list[str] | None, settings: Settings, progress: bool = True,
+                  endpoint: str | None = None) -> list[PullResult]:
     """Pull the curated defaults for the chosen task types (each model once, cached ones skipped)."""
-    return [pull(m.model_id, settings, variant=m.variant, progress=progress) for m in plan_defaults(tasks, settings).models]
+    if settings.offline:
+        raise ExpertError("Offline mode is on: cannot download the default models. Turn it off (JARVIS_OFFLINE=0) to pull them.")
+    return [pull(m.model_id, settings, variant=m.variant, progress=progress, endpoint=endpoint)
+            for m in plan_defaults(tasks, settings).models]
