@@ -1,1 +1,14 @@
-"""Speech in and out: capture, voice activity, recognition, synthesis, playback. Qt-free."""
+"""Speech in and out: capture, voice activity, recognition, synthesis, playback. Qt-free.
+
+- ``asr.Transcriber``: faster-whisper (shipped tiny.en by default), file or 16 kHz array -> text
+- ``tts.Synthesizer``: piper (shipped en_US-joe-medium by default), espeak-ng fallback
+- ``capture.Microphone``: 16 kHz mono blocks from sounddevice, level meter, pre-roll
+- ``vad.Endpointer``: Silero VAD (shipped with faster-whisper) -> utterance start/pause/end
+- ``listener.VoiceInput``: push-to-talk and hands-free on a thread; ``listener.Recognizer``
+- ``playback.Player``: sounddevice output that stops at once
+- ``speaker.StreamingSpeaker`` / ``EventSpeaker``: speak an answer sentence by sentence as it
+  streams, barge-in, self-echo guard
+- ``conversation.listen_loop``: the terminal conversation behind ``jarvis listen``
+
+Submodules import their heavy libraries lazily; importing this package costs nothing.
+"""
