@@ -265,6 +265,9 @@ class OfflinePlanner:
                 continue
             out.append(d)
         out.sort(key=lambda d: d.start)
+        # A guided generation is the image generation of its sentence, not a second one.
+        guided = [d for d in out if d.guided]
+        out = [d for d in out if not (d.task == "text-to-image" and any(reading.sentence_of(g.start) == reading.sentence_of(d.start) for g in guided))]
         # "answer X using depth estimation", "how similar the text in this image is": the step
         # named second makes what the first one reads, so it goes first.
         for i, a in enumerate(out):
@@ -583,6 +586,8 @@ class OfflinePlanner:
         text_file = _nearest_file("text", d.start, st)
         if text_file:
             return text_file
+        if d.task in CONTENT_TASKS and not prod and "text" in later:
+            return "defer"  # a step named later reads the file ("summarize the text in this scan")
         if d.task in CONTENT_TASKS:
             for kind, reader in (("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
                 if self._says(r, d.start, kind) and (not prod or parallel):

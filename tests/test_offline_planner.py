@@ -1,0 +1,221 @@
+"""The offline planner on requests written for these tests: every task type that people ask for
+in words, chains, parallel branches, and bad input. Plans must pass the same validation as an
+LLM's plan; patterns only (no encoder) unless a test says otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jarvis_desktop.media import Attachment
+from jarvis_desktop.pipeline.plan import placeholder
+from jarvis_desktop.planning.offline import OfflinePlanner
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner(use_embeddings=False)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Attachment]:
+    """Attached files of each kind (tiny placeholders: the planner never opens them)."""
+    out = {}
+    for name, kind in [("photo.jpg", "image"), ("scan.png", "image"), ("memo.wav", "audio"), ("notes.txt", "text")]:
+        p = tmp_path / name
+        p.write_bytes(b"x")
+        out[name] = Attachment(p, kind)
+    return out
+
+
+def tasks_of(check) -> list[str]:
+    assert check.ok, check.errors
+    return [t.task for t in check.plan.tasks]
+
+
+# (request, attached files, expected task types in order)
+SINGLE = [
+    ("Find the people, places and dates in this sentence: 'Marie Curie moved to Paris in 1891.'", [], ["token-classification"]),
+    ("Is this review positive or negative? 'The battery died after two days.'", [], ["text-classification"]),
+    ("Please paraphrase 'The meeting has been postponed until further notice.'", [], ["text2text-generation"]),
+    ("Summarize the attached notes for me.", ["notes.txt"], ["summarization"]),
+    ("Translate 'Where is the train station?' into German.", [], ["translation"]),
+    ("Based on this passage: 'The bridge opened in 1932 after six years of work.' When did the bridge open?", [], ["question-answering"]),
+    ("My colleague wrote 'Shall we grab lunch tomorrow?' - can you write a friendly reply to that?", [], ["conversational"]),
+    ("Write a short story about a robot who learns to paint.", [], ["text-generation"]),
+    ("How similar are 'A man is playing guitar' and 'Someone plays a guitar'?", [], ["sentence-similarity"]),
+    ("This screenshot shows a table of sales figures; classify the table rows for me.", ["scan.png"], ["tabular-classification"]),
+    ("Detect the objects in this photo and draw boxes around them.", ["photo.jpg"], ["object-detection"]),
+    ("What kind of animal is in this picture?", ["photo.jpg"], ["image-classification"]),
+    ("Make my photo look like an oil painting.", ["photo.jpg"], ["image-to-image"]),
+    ("Describe this photo for me.", ["photo.jpg"], ["image-to-text"]),
+    ("Generate an image of a lighthouse at sunset.", [], ["text-to-image"]),
+    ("Make a short video of waves crashing on a beach.", [], ["text-to-video"]),
+    ("What colour is the car in this photo?", ["photo.jpg"], ["visual-question-answering"]),
+    ("Who signed the letter in this scanned document?", ["scan.png"], ["document-question-answering"]),
+    ("Segment this photo into its objects.", ["photo.jpg"], ["image-segmentation"]),
+    ("Estimate the depth of each object in my picture.", ["photo.jpg"], ["depth-estimation"]),
+    ("Read 'Dinner is ready' out loud.", [], ["text-to-speech"]),
+    ("Transcribe this voice memo.", ["memo.wav"], ["automatic-speech-recognition"]),
+    ("Remove the background noise from my recording.", ["memo.wav"], ["audio-to-audio"]),
+    ("What emotion does the speaker express in this recording?", ["memo.wav"], ["audio-classification"]),
+    ("Extract the Canny edge map of this photo.", ["photo.jpg"], ["canny-control"]),
+    ("Estimate the body pose in my photo.", ["photo.jpg"], ["openpose-control"]),
+]
+
+
+@pytest.mark.parametrize("request_text,names,expected", SINGLE, ids=[e[0] for s in SINGLE for e in [s[2]]])
+def test_each_task_type_from_words(planner, files, request_text, names, expected):
+    check = planner.plan(request_text, [files[n] for n in names])
+    assert tasks_of(check) == expected
+    assert check.plan.source == "offline"
+
+
+def test_edit_keeps_the_instruction_and_the_attached_file(planner, files):
+    check = planner.plan("Change the colour of the car in my photo to red.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-image"]
+    args = check.plan.tasks[0].args
+    assert args["image"] == str(files["photo.jpg"].path)
+    assert "red" in args["text"].lower()
+
+
+def test_translation_gets_its_text_and_target_language(planner):
+    check = planner.plan("Translate 'Good morning, everyone' into Spanish.", [])
+    t = check.plan.tasks[0]
+    assert t.args == {"text": "Good morning, everyone", "target_language": "Spanish"}
+
+
+def test_guided_generation_uses_a_control_map(planner, files):
+    check = planner.plan("Generate a picture of an astronaut in the same pose as the person in my photo.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["openpose-control", "openpose-text-to-image"]
+    assert check.plan.tasks[1].args["image"] == placeholder(check.plan.tasks[0].id)
+
+
+# ---------------------------------------------------------------------------------------------
+# shapes
+
+
+def test_chain_links_by_data_type(planner, files):
+    check = planner.plan(
+        "Transcribe this recording, then summarize the transcript and read the summary aloud.", [files["memo.wav"]]
+    )
+    assert tasks_of(check) == ["automatic-speech-recognition", "summarization", "text-to-speech"]
+    asr, summ, tts = check.plan.tasks
+    assert asr.args["audio"] == str(files["memo.wav"].path)
+    assert summ.args["text"] == placeholder(asr.id) and summ.dep == [asr.id]
+    assert tts.args["text"] == placeholder(summ.id) and tts.dep == [summ.id]
+
+
+def test_image_chain_across_kinds(planner, files):
+    check = planner.plan("Describe my photo, translate the description into French and then make a video of it.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-text", "translation", "text-to-video"]
+    i2t, tr, vid = check.plan.tasks
+    assert tr.dep == [i2t.id] and vid.dep == [tr.id]
+    assert tr.args["target_language"] == "French"
+
+
+def test_parallel_branches_on_the_same_file(planner, files):
+    check = planner.plan(
+        "Estimate the depth of my photo. Also, separately, detect the objects in the original image.", [files["photo.jpg"]]
+    )
+    assert tasks_of(check) == ["depth-estimation", "object-detection"]
+    depth, det = check.plan.tasks
+    assert depth.dep == [] and det.dep == []
+    assert det.args["image"] == str(files["photo.jpg"].path)
+
+
+def test_dag_two_files_meet_in_one_task(planner, files):
+    """Speech and an image in, one comparison out: a DAG with two roots."""
+    check = planner.plan(
+        "Transcribe memo.wav and describe photo.jpg, then tell me how similar the transcript and the description are.",
+        [files["memo.wav"], files["photo.jpg"]],
+    )
+    assert tasks_of(check) == ["automatic-speech-recognition", "image-to-text", "sentence-similarity"]
+    asr, cap, sim = check.plan.tasks
+    assert asr.dep == [] and cap.dep == []
+    assert set(sim.dep) == {asr.id, cap.id}
+
+
+def test_step_named_second_runs_first_when_it_feeds_the_first(planner, files):
+    check = planner.plan("Answer which object is closest to the camera using depth estimation on my photo.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["depth-estimation", "visual-question-answering"]
+    assert check.plan.tasks[1].dep == [check.plan.tasks[0].id]
+
+
+def test_text_task_on_an_image_reads_the_image_first(planner, files):
+    check = planner.plan("Summarize the text in this scanned page.", [files["scan.png"]])
+    assert tasks_of(check) == ["image-to-text", "summarization"]
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input: an empty plan with a note, never an exception
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t ", None])
+def test_empty_request(planner, text):
+    check = planner.plan(text, [])  # type: ignore[arg-type]
+    assert check.plan is not None and not check.plan
+    assert check.plan.notes and "empty" in check.plan.notes[-1]
+
+
+def test_other_language(planner, files):
+    check = planner.plan("Pouvez-vous décrire cette photo et la traduire en allemand, s'il vous plaît ?", [files["photo.jpg"]])
+    assert not check.plan and "English" in check.plan.notes[-1]
+
+
+def test_nothing_an_expert_can_do(planner):
+    check = planner.plan("Thanks, that was great!", [])
+    assert not check.plan and "chat" in check.plan.notes[-1]
+
+
+def test_huge_paste_is_summarized_not_choked_on(planner):
+    body = ("The committee reviewed the budget and agreed to fund three new parks. " * 800)[:50_000]
+    check = planner.plan("Summarize this report: " + body, [])
+    assert tasks_of(check) == ["summarization"]
+    assert len(check.plan.tasks[0].args["text"]) > 40_000
+    assert any("characters long" in n for n in check.plan.notes)
+
+
+def test_file_task_without_the_file_is_explained(planner):
+    check = planner.plan("Describe my holiday photo.", [])
+    assert check.plan is not None and not check.plan
+    assert any("files" in n or "image" in n for n in check.plan.notes)
+
+
+def test_named_file_that_was_not_attached_is_never_planned(planner):
+    check = planner.plan("Describe secret.jpg for me.", [])
+    assert check.plan is not None and not check.plan.tasks
+
+
+def test_noise_and_symbols(planner):
+    check = planner.plan("}}}{{{ ''' \"\" <GENERATED>-7 ??? !!! \x00 ```", [])
+    assert check.plan is not None and not check.plan
+
+
+# ---------------------------------------------------------------------------------------------
+# the encoder
+
+
+def test_without_the_encoder_the_planner_says_so(monkeypatch, files):
+    from jarvis_desktop.planning import embeddings
+
+    monkeypatch.setattr(embeddings.EmbeddingModel, "load", classmethod(lambda cls: (None, "the embedding model is not installed")))
+    p = OfflinePlanner()
+    assert "patterns only" in (p.warm_up() or "")
+    check = p.plan("Describe this photo for me.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-text"]
+    assert any("patterns only" in n for n in check.plan.notes)
+
+
+def test_encoder_catches_a_request_no_pattern_names(files):
+    """Real MiniLM weights from the installed package (no network)."""
+    pytest.importorskip("transformers")
+    from jarvis_desktop.planning.embeddings import EmbeddingModel
+
+    model, why = EmbeddingModel.load()
+    if model is None:
+        pytest.skip(why or "no encoder")
+    p = OfflinePlanner()
+    check = p.plan("Could you jot down for me what is being said in this voice memo?", [files["memo.wav"]])
+    assert tasks_of(check) == ["automatic-speech-recognition"]
