@@ -116,7 +116,7 @@ def main() -> int:
     synth.load()
     t_load_tts = time.perf_counter() - t0
     print(f"request: {speech_end / SR:.2f} s of speech in {len(audio) / SR:.2f} s of audio; "
-          f"cpu threads: {os.cpu_count()}; models loaded in {t_load_asr:.2f} s (ASR) + {t_load_tts:.2f} s (TTS)")
+          f"cpu threads: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f} (other work slows every figure); models loaded in {t_load_asr:.2f} s (ASR) + {t_load_tts:.2f} s (TTS)")
     # warm-up (first calls allocate)
     transcriber.transcribe(audio[: speech_end + SR // 2])
     synth.synthesize("Warm up.")
