@@ -72,7 +72,7 @@ class HostedBackend:
             return self._client_factory(model_id=model_id, token=token, timeout=timeout)
         if self.settings.hosted_base_url:
             return InferenceClient(base_url=self.settings.hosted_base_url.rstrip("/"), token=token, timeout=timeout)
-        return InferenceClient(model=model_id, provider="hf-inference", token=token, timeout=timeout)
+        return InferenceClient(model=model_id, provider="auto", token=token, timeout=timeout)
 
     def _call(self, task: str, model_id: str, fn: Callable[[Any], Any], ctx: RunContext) -> Any:
         from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
