@@ -282,3 +282,18 @@ def test_no_thread_outlives_the_window(qtbot, jarvis_env):
     close_window(qtbot, w)
     assert not workers.live_threads()
     assert python_threads() == before
+
+
+def test_settings_saved_from_the_window_apply_to_the_next_request(qtbot, open_window):
+    w = open_window()
+    dialog = w.open_settings(modal=False)
+    dialog.show()
+    dialog.llm_model.setText("other-model")
+    dialog.planner.setCurrentText("offline")
+    old = w.assistant
+    assert dialog.save()
+    assert w.settings.llm_model == "other-model" and w.assistant is not old
+    assert w.assistant.settings.planner == "offline"
+    assert w.assistant.store is old.store  # same database, same history
+    type_and_enter(qtbot, w, "hello")
+    assert wait_finished(qtbot, w).status == "done"

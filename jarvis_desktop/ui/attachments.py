@@ -126,7 +126,7 @@ class AttachmentBar(QScrollArea):
         self.setVisible(True)
         self.changed.emit()
         run_job(lambda: probe_attachment(key), lambda _a, k=key: self._ok(k), lambda msg, k=key: self._bad(k, msg),
-                name="probe")
+                name="probe", context=self)
         return True
 
     def _ok(self, key: str) -> None:

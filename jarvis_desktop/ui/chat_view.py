@@ -77,7 +77,7 @@ class ImageThumb(QLabel):
         self.setText("loading image…")
         self.setFixedSize(THUMB, 90)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        run_job(lambda: read_image(path, THUMB), self._loaded, self._failed, name="thumbnail", parent=None)
+        run_job(lambda: read_image(path, THUMB), self._loaded, self._failed, name="thumbnail", context=self)
 
     def _loaded(self, image: QImage) -> None:
         pix = QPixmap.fromImage(image)

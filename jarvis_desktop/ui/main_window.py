@@ -235,14 +235,12 @@ class MainWindow(QMainWindow):
         self.ready.emit()
 
     def _first_run_banner(self) -> None:
-        from ..config import settings_file
-
         s = self.settings
-        configured = s.api_key or s.base_url or s.azure_endpoint
-        if settings_file().exists() and configured:
+        if s.api_key or s.base_url or s.azure_endpoint:  # a language model is set up: not a first run
             return
         assistant = self.assistant
-        run_job(assistant.local_task_types, self._show_banner, lambda m: self._show_banner([]), name="capabilities")
+        run_job(assistant.local_task_types, self._show_banner, lambda m: self._show_banner([]), name="capabilities",
+                context=self)
 
     def _show_banner(self, tasks: list[str]) -> None:
         if self._closed:
@@ -536,8 +534,7 @@ class MainWindow(QMainWindow):
         if old is not None:
             old.close()
         self.history.set_store(self.assistant.store)
-        self.voice.settings = settings
-        self.voice.check()
+        self.voice.update_settings(settings)
         note = getattr(self, "settings_dialog", None)
         self.statusBar().showMessage("Settings saved. " + (getattr(note, "saved_note", "") or ""), 6000)
 

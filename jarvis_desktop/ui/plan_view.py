@@ -220,7 +220,8 @@ class PlanPanel(QWidget):
         parts = [f"{n} {s}" for s, n in counts.items()]
         base = self.summary.text().split(" — ")[0]
         if base in STAGE_TEXT.values():
-            base = "No expert tasks" if not self.rows else f"{len(self.rows)} tasks"
+            n = len(self.rows)
+            base = "No expert tasks" if not n else f"{n} task{'s' if n != 1 else ''}"
         self.summary.setText(f"{base} — {how}" + (f" ({', '.join(parts)})" if parts else ""))
 
     # -- past requests ------------------------------------------------------------------------
@@ -252,7 +253,8 @@ class PlanPanel(QWidget):
                 self._show_output(row)
             elif row.error:
                 row.item.setText(COL_OUTPUT, row.error)
-        self.summary.setText(f"{len(self.rows)} tasks — {request.get('status') or ''} (from the history)"
+        n = len(self.rows)
+        self.summary.setText(f"{n} task{'s' if n != 1 else ''} — {request.get('status') or ''} (from the history)"
                              if self.rows else f"No expert tasks — {request.get('status') or ''} (from the history)")
 
     # -- helpers ------------------------------------------------------------------------------

@@ -124,7 +124,8 @@ class ModelsPage(QWidget):
                 shipped = {}
             return models, shipped
 
-        run_job(work, self._listed, lambda m: self.status.setText(f"Cannot read the model cache: {m}"), name="models")
+        run_job(work, self._listed, lambda m: self.status.setText(f"Cannot read the model cache: {m}"), name="models",
+                context=self)
 
     def _listed(self, result) -> None:
         models, shipped = result
@@ -157,7 +158,8 @@ class ModelsPage(QWidget):
         self.status.setText(f"Pulling {mid}…")
         self._poll.start()
         settings = self.settings
-        run_job(lambda: model_store.pull(mid, settings, progress=False), self._pulled, self._pull_failed, name="pull")
+        run_job(lambda: model_store.pull(mid, settings, progress=False), self._pulled, self._pull_failed, name="pull",
+                context=self)
 
     def _poll_size(self) -> None:
         from ..experts.local_cache import repo_folder_name
@@ -368,7 +370,8 @@ class SettingsDialog(QDialog):
                 combo.setCurrentText(current)
             self.devices_note.setText(f"{len(ins)} microphone(s), {len(outs)} output device(s) found.")
 
-        run_job(work, listed, lambda m: self.devices_note.setText(f"No sound devices: {m}"), name="devices")
+        run_job(work, listed, lambda m: self.devices_note.setText(f"No sound devices: {m}"), name="devices",
+                context=self)
 
     # -- saving -------------------------------------------------------------------------------
     def values(self) -> Settings:

@@ -72,7 +72,7 @@ class VoiceBridge(QObject):
     # -- availability -------------------------------------------------------------------------
     def check(self) -> None:
         run_job(lambda: check_voice(self.settings), self.set_availability,
-                lambda m: self.set_availability((False, m)), name="voice-check")
+                lambda m: self.set_availability((False, m)), name="voice-check", context=self)
 
     def set_availability(self, result: tuple[bool, str]) -> None:
         self.available, self.reason = result
@@ -91,7 +91,7 @@ class VoiceBridge(QObject):
         self.mode = mode
         self._stop.clear()
         self.listening_changed.emit(True)
-        run_job(self._capture, lambda _r: self._ended(), self._capture_failed, name="capture")
+        run_job(self._capture, lambda _r: self._ended(), self._capture_failed, name="capture", context=self)
         return True
 
     def stop_listening(self) -> None:
@@ -153,6 +153,8 @@ class VoiceBridge(QObject):
             self._transcribe(np.concatenate(blocks), EmptyUtterance, quiet=False)
 
     def _transcribe(self, audio: Any, empty: type, quiet: bool) -> None:
+        if self._closed:  # the window is closing: nobody is waiting for these words
+            return
         self.transcribing.emit(True)
         try:
             text = self._asr().transcribe(audio).text
@@ -250,12 +252,23 @@ class VoiceBridge(QObject):
             if error:
                 self.voice_error.emit(f"Cannot play {path.rsplit('/', 1)[-1]}: {error}")
 
-        run_job(work, lambda _r: finished(), finished, name="play")
+        run_job(work, lambda _r: finished(), finished, name="play", context=self)
 
     def stop(self) -> None:
         """Stop a playing file (not the spoken answer: see ``stop_speaking``)."""
         if self._player is not None:
             self._player.stop()
+
+    def update_settings(self, settings: Any) -> None:
+        """New settings: the next answer is spoken (and the next recording heard) with them."""
+        self.settings = settings
+        self._transcriber = None
+        self._player = None
+        with self._speaker_lock:
+            s, self._speaker = self._speaker, None
+        if s is not None:
+            s.close()
+        self.check()
 
     # -- shutdown -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -14,6 +14,7 @@ import threading
 import traceback
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 log = logging.getLogger(__name__)
@@ -93,18 +94,34 @@ class Job(QObject):
 _pending: set[Job] = set()
 
 
+def _guarded(callback: Callable[..., None], context: QObject | None) -> Callable[..., None]:
+    """``callback`` unless its widget was deleted meanwhile (a dialog closed, a conversation
+    cleared while a thumbnail loaded): a late result is then dropped, not a crash."""
+    owner = context if context is not None else getattr(callback, "__self__", None)
+    if not isinstance(owner, QObject):
+        return callback
+
+    def call(*args: Any) -> None:
+        if shiboken6.isValid(owner):
+            callback(*args)
+
+    return call
+
+
 def run_job(fn: Callable[..., Any], on_done: Callable[[Any], None] | None = None,
             on_failed: Callable[[str], None] | None = None, *, name: str = "job",
-            on_progress: Callable[[Any], None] | None = None, parent: QObject | None = None) -> Job:
+            on_progress: Callable[[Any], None] | None = None, parent: QObject | None = None,
+            context: QObject | None = None) -> Job:
     """Start ``fn`` on a worker thread and connect the callbacks (which run on the GUI thread).
-    With ``on_progress``, ``fn`` is called with a callable that reports progress."""
+    With ``on_progress``, ``fn`` is called with a callable that reports progress. Callbacks are
+    skipped once ``context`` (default: the object a bound-method callback belongs to) is deleted."""
     job = Job(fn, name, with_progress=on_progress is not None, parent=parent)
     if on_done:
-        job.done.connect(on_done)
+        job.done.connect(_guarded(on_done, context))
     if on_failed:
-        job.failed.connect(on_failed)
+        job.failed.connect(_guarded(on_failed, context))
     if on_progress:
-        job.progress.connect(on_progress)
+        job.progress.connect(_guarded(on_progress, context))
     return job.start()
 
 
