@@ -1,0 +1,195 @@
+"""TaskBench metrics on small hand-made gold/prediction pairs whose scores are worked out by hand,
+the mapping between our task types and TaskBench's tools, and the benchmark script end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from jarvis_desktop.pipeline.plan import Plan, Task
+from jarvis_desktop.planning.taskbench import (
+    TOOL_OF_TYPE,
+    TOOL_OUTPUT,
+    TOOLS,
+    TYPE_OF_TOOL,
+    attachments_from_text,
+    plan_to_taskbench,
+    sample_sets,
+    score,
+)
+from jarvis_desktop.task_types import TASK_TYPES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def node(task: str, *args: str) -> dict:
+    return {"task": task, "arguments": list(args)}
+
+
+def link(s: str, t: str) -> dict:
+    return {"source": s, "target": t}
+
+
+CAPTION_TTS = {
+    "task_nodes": [node("Image-to-Text", "example.jpg"), node("Text-to-Speech", "<node-0>")],
+    "task_links": [link("Image-to-Text", "Text-to-Speech")],
+}
+
+
+def test_identical_plans_score_100_everywhere():
+    s = score([(CAPTION_TTS, CAPTION_TTS, "chain")])
+    for m in ("node", "edge", "arg_type", "arg_value"):
+        assert s.f1(m) == pytest.approx(100.0)
+        assert s.f1(m, "chain") == pytest.approx(100.0)
+    assert s.samples == {"overall": 1, "chain": 1}
+
+
+def test_sets_for_one_plan():
+    sets = sample_sets(CAPTION_TTS)
+    assert sets["node"] == {"Image-to-Text", "Text-to-Speech"}
+    assert sets["edge"] == {"Image-to-Text -> Text-to-Speech"}
+    # a literal's kind comes from its extension; a reference's from the source tool's output
+    assert sets["arg_type"] == {"Image-to-Text-image", "Text-to-Speech-text"}
+    assert sets["arg_value"] == {"Image-to-Text-image-example.jpg", "Text-to-Speech-text-Image-to-Text"}
+
+
+def test_node_f1_half_right():
+    gold = {"task_nodes": [node("Translation", "hi"), node("Summarization", "x")], "task_links": []}
+    pred = {"task_nodes": [node("Translation", "hi"), node("Text Generation", "x")], "task_links": []}
+    # P = 1/2, R = 1/2
+    assert score([(pred, gold, "dag")]).f1("node") == pytest.approx(50.0)
+
+
+def test_micro_average_over_samples():
+    g1 = {"task_nodes": [node("Translation")]}
+    g2 = {"task_nodes": [node("Summarization"), node("Conversational"), node("Text Generation")]}
+    p1 = {"task_nodes": [node("Translation")]}
+    p2 = {"task_nodes": []}
+    # tp 1, predicted 1, gold 4: P = 1, R = 1/4, F1 = 2 * 0.25 / 1.25 = 40
+    s = score([(p1, g1, "single"), (p2, g2, "chain")])
+    assert s.f1("node") == pytest.approx(40.0)
+    assert s.f1("node", "single") == pytest.approx(100.0)
+    assert s.f1("node", "chain") == pytest.approx(0.0)
+
+
+def test_tools_outside_the_23_are_ignored_on_both_sides():
+    gold = {"task_nodes": [node("Image Enhancement", "example.jpg"), node("Image-to-Text", "<node-0>")],
+            "task_links": [link("Image Enhancement", "Image-to-Text")]}
+    pred = {"task_nodes": [node("Image-to-Text", "example.jpg"), node("Made Up Tool", "x")], "task_links": []}
+    s = score([(pred, gold, "chain")])
+    assert s.f1("node") == pytest.approx(100.0)
+    assert s.groups["overall"]["edge"].n_gold == 0
+    # gold's reference points at a tool outside the list: its kind falls back to text
+    assert sample_sets(gold)["arg_type"] == {"Image-to-Text-text"}
+
+
+def test_edges_from_links_or_from_arguments():
+    gold = {"task_nodes": [node("Text-to-Image", "a cat"), node("Image Segmentation", "<node-0>"), node("Depth Estimation", "<node-0>")],
+            "task_links": [link("Text-to-Image", "Image Segmentation")]}  # the second link is missing from task_links
+    pred = {"task_nodes": gold["task_nodes"],
+            "task_links": [link("Text-to-Image", "Image Segmentation"), link("Text-to-Image", "Depth Estimation")]}
+    # from task_links: P = 1/2, R = 1 -> 66.67; rebuilt from <node-j>: both sides have both edges
+    assert score([(pred, gold, "dag")]).f1("edge") == pytest.approx(200 / 3)
+    assert score([(pred, gold, "dag")], links_from="args").f1("edge") == pytest.approx(100.0)
+
+
+def test_argument_type_and_value_f1():
+    gold = {"task_nodes": [node("Visual Question Answering", "example.jpg", "What colour is the car?")]}
+    pred = {"task_nodes": [node("Visual Question Answering", "example.jpg", "Which colour is the car?")]}
+    s = score([(pred, gold, "single")])
+    assert s.f1("arg_type") == pytest.approx(100.0)  # image + text on both sides
+    assert s.f1("arg_value") == pytest.approx(50.0)  # the file matches, the question's wording does not
+
+
+def test_audio_video_and_dict_arguments():
+    gold = {"task_nodes": [{"task": "Automatic Speech Recognition", "arguments": {"audio": "talk.wav"}},
+                           node("Text-to-Video", "<node-0>")]}
+    sets = sample_sets(gold)
+    assert sets["arg_type"] == {"Automatic Speech Recognition-audio", "Text-to-Video-text"}
+
+
+def test_empty_prediction_scores_zero():
+    s = score([({"task_nodes": [], "task_links": []}, CAPTION_TTS, "chain")])
+    assert s.f1("node") == 0.0 and s.f1("edge") == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# the mapping table
+
+
+def test_every_taskbench_tool_maps_to_one_of_our_types():
+    assert len(TOOLS) == 23
+    for tool in TOOLS:
+        assert TYPE_OF_TOOL[tool] in TASK_TYPES
+    for t, tool in TOOL_OF_TYPE.items():
+        assert t in TASK_TYPES
+        assert tool is None or tool in TOOL_OUTPUT
+    assert TYPE_OF_TOOL["Image Editing"] == "image-to-image"
+
+
+def test_plan_conversion_names_refs_and_edits():
+    plan = Plan([
+        Task(0, "image-to-image", [], {"image": "/home/u/photo.jpg", "text": "make the car red"}),
+        Task(1, "text-classification", [], {"text": "hello"}),  # no TaskBench tool: left out
+        Task(2, "image-to-text", [0], {"image": "<GENERATED>-0"}),
+        Task(3, "translation", [2, 1], {"text": "<GENERATED>-2", "target_language": "French"}),
+        Task(4, "image-to-image", [], {"image": "/home/u/photo.jpg"}),
+    ], "offline")
+    tb = plan_to_taskbench(plan)
+    assert [n["task"] for n in tb["task_nodes"]] == ["Image Editing", "Image-to-Text", "Translation", "Image-to-Image"]
+    assert tb["task_nodes"][0]["arguments"] == ["photo.jpg", "make the car red"]
+    assert tb["task_nodes"][1]["arguments"] == ["<node-0>"]
+    assert tb["task_nodes"][2]["arguments"] == ["<node-1>", "French"]
+    assert tb["task_links"] == [link("Image Editing", "Image-to-Text"), link("Image-to-Text", "Translation")]
+    assert plan_to_taskbench(None) == {"task_nodes": [], "task_links": []}
+
+
+def test_files_named_in_a_request_become_attachments():
+    atts = attachments_from_text("Compare 'example.jpg' with photo2.PNG and transcribe talk.wav; ignore the 'quote'.")
+    assert [(str(a.path), a.kind) for a in atts] == [("example.jpg", "image"), ("photo2.PNG", "image"), ("talk.wav", "audio")]
+
+
+# ---------------------------------------------------------------------------------------------
+# the benchmark script
+
+
+def _bench_main():
+    spec = importlib.util.spec_from_file_location("bench_taskbench", ROOT / "bench" / "taskbench.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_taskbench"] = mod
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+def test_bench_script_scores_gold_and_writes_predictions(tmp_path, capsys):
+    data = tmp_path / "gold.jsonl"
+    rows = [
+        {"id": "a", "type": "single", "instruction": "Please transcribe the recording 'talk.wav'.",
+         "task_nodes": [node("Automatic Speech Recognition", "talk.wav")], "task_links": []},
+        {"id": "b", "type": "chain", "instruction": "Describe example.jpg and then read the description aloud.",
+         "task_nodes": CAPTION_TTS["task_nodes"], "task_links": CAPTION_TTS["task_links"]},
+    ]
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "pred.jsonl"
+    assert _bench_main()(["--data", str(data), "--out", str(out), "--planner", "offline"]) == 0
+    printed = capsys.readouterr().out
+    preds = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [p["id"] for p in preds] == ["a", "b"]
+    assert preds[1]["result"]["task_links"] == CAPTION_TTS["task_links"]
+    assert "overall" in printed and "plans/s" in printed and "failures: 0/2" in printed
+    overall = next(line for line in printed.splitlines() if line.startswith("overall")).split()
+    assert [float(x) for x in overall[2:]] == [100.0, 100.0, 100.0, 100.0]
+
+
+def test_bench_script_without_gold_only_predicts(tmp_path, capsys):
+    data = tmp_path / "plain.jsonl"
+    data.write_text(json.dumps({"id": 7, "instruction": "Translate 'good night' into Italian."}) + "\n")
+    out = tmp_path / "pred.jsonl"
+    assert _bench_main()(["--data", str(data), "--out", str(out)]) == 0
+    assert "nothing scored" in capsys.readouterr().out
+    pred = json.loads(out.read_text())
+    assert pred == {"id": 7, "result": {"task_nodes": [node("Translation", "good night", "Italian")], "task_links": []}}
