@@ -191,3 +191,36 @@ def test_budget_from_settings_and_from_free_memory():
     assert 0 < derived < 2**44
     stats = ModelCache(budget_gb=1).stats()
     assert stats.loaded == [] and stats.loads == 0
+
+
+# --- devices: where a model runs and at what precision -------------------------------------
+def test_device_labels_precision_and_memory_pools():
+    import torch
+
+    from jarvis_desktop.experts.devices import dtype_factor, memory_pool, torch_dtype, where_label
+
+    assert [where_label(d) for d in ("cuda", "cuda:1", "mps", "cpu")] == ["local-gpu", "local-gpu", "local-mps", "local-cpu"]
+    assert torch_dtype("cuda") == torch.float16 and torch_dtype("cuda", half_ok=False) == torch.float32
+    assert torch_dtype("cpu") == torch.float32 and dtype_factor("cpu") == 1.0 and dtype_factor("cuda:0") == 0.5
+    assert memory_pool("cuda:0") == "gpu" and memory_pool("mps") == "ram"
+
+
+def test_the_device_setting_decides_where_a_cached_model_runs(tiny_cache):
+    # no GPU here: this checks the labels and budgets the registry reports, not CUDA itself
+    for device, label in (("cuda", "local-gpu"), ("mps", "local-mps"), ("cpu", "local-cpu")):
+        reg = build_registry(Settings(offline=True, model_cache=str(tiny_cache), inference_mode="local", device=device))
+        assert reg.find("image-classification", "tiny/vit-classify").where == label
+        assert reg.find("text-to-image", "tiny/sd").where == label
+        assert reg.find("image-to-text", "RapidAI/RapidOCR").where == "local-cpu"  # ONNX runtime on the CPU
+
+
+def test_cancelling_stops_diffusion_between_steps(tmp_path):
+    from jarvis_desktop.experts.base import ExpertError
+    from jarvis_desktop.experts.diffusers_backend import _stopper
+
+    ctx = RunContext(tmp_path)
+    on_step_end = _stopper(ctx, "text-to-image")
+    assert on_step_end(None, 0, 999, {"latents": 1}) == {"latents": 1}
+    ctx.cancel.cancel()
+    with pytest.raises(ExpertError, match="text-to-image: cancelled at step 1"):
+        on_step_end(None, 1, 998, {})

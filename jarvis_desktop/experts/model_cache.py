@@ -130,9 +130,7 @@ class ModelCache:
         While a task holds it, the model cannot be evicted and other tasks on the same key wait.
         """
         with self._lock_for(key):
-            entry = self._get_or_load(key, loader, size, pool)
-            with self._guard:
-                entry.pins += 1
+            entry = self._get_or_load(key, loader, size, pool)  # returned pinned
             try:
                 yield entry.value
             finally:
@@ -147,18 +145,22 @@ class ModelCache:
             if entry is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
+                entry.pins += 1  # pinned before the guard is released: eviction cannot race us
                 return entry
-            self._make_room(size, pool)
+            evicted = self._make_room(size, pool)
+        if evicted:
+            release_memory()  # outside the guard: a full collection takes a moment
         t0 = time.perf_counter()
         value = loader()  # outside the guard: other models load and run meanwhile
-        entry = CacheEntry(key, value, size, pool, load_seconds=time.perf_counter() - t0)
+        entry = CacheEntry(key, value, size, pool, load_seconds=time.perf_counter() - t0, pins=1)
         with self._guard:
             self._entries[key] = entry
             self.loads += 1
         log.info("loaded %s (%.0f MB est.) in %.2fs", key, size / 2**20, entry.load_seconds)
         return entry
 
-    def _make_room(self, size: int, pool: str) -> None:
+    def _make_room(self, size: int, pool: str) -> bool:
+        """Evict unpinned models, oldest first, until ``size`` fits; True when any went."""
         budget = self.budget(pool)
         victims = []
         used = self._used(pool)
@@ -174,11 +176,10 @@ class ModelCache:
             log.info("evicted %s to fit %.0f MB", [v.key for v in victims], size / 2**20)
             for v in victims:
                 v.value = None
-            del victims
-            release_memory()
         if used + size > budget:
             log.warning("model of %.0f MB exceeds the free %s budget (%.0f of %.0f MB used); loading anyway",
                         size / 2**20, pool, used / 2**20, budget / 2**20)
+        return bool(victims)
 
     # --- management ----------------------------------------------------------------------
     def evict(self, key: str) -> bool:

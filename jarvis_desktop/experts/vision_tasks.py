@@ -135,12 +135,20 @@ def answer_about_image(backend, info: ModelInfo, image, question: str, device: s
     return TaskOutput(text=answers[0]["answer"], data={"answers": answers})
 
 
-def ocr_word_boxes(image) -> list[tuple[str, list[int]]]:
-    """Words and their boxes (0..1000 scale, as LayoutLM expects), read with the shipped RapidOCR."""
+def ocr_word_boxes(backend, image) -> list[tuple[str, list[int]]]:
+    """Words and their boxes (0..1000 scale, as LayoutLM expects), read with the shipped RapidOCR
+    (held in the shared model cache under the same key as the OCR expert)."""
     import numpy as np
-    from rapidocr_onnxruntime import RapidOCR
 
-    result, _ = _ocr_engine()(np.asarray(image)[:, :, ::-1].copy())
+    from .shipped import OCR_ID
+
+    def load():
+        from rapidocr_onnxruntime import RapidOCR
+
+        return RapidOCR()
+
+    with backend.cache.use(OCR_ID, load, 32 << 20, "ram") as engine:
+        result, _ = engine(np.asarray(image)[:, :, ::-1].copy())
     w, h = image.size
     out = []
     for box, text, _score in result or []:
@@ -155,23 +163,11 @@ def ocr_word_boxes(image) -> list[tuple[str, list[int]]]:
     return out
 
 
-_ocr = None
-
-
-def _ocr_engine():
-    global _ocr
-    if _ocr is None:
-        from rapidocr_onnxruntime import RapidOCR
-
-        _ocr = RapidOCR()
-    return _ocr
-
-
 def answer_about_document(backend, info: ModelInfo, image, question: str, device: str) -> TaskOutput:
     """LayoutLM-style models read the words RapidOCR found; Donut-style models read pixels."""
     kwargs: dict[str, Any] = {}
     if info.architecture != "VisionEncoderDecoderModel":
-        words = ocr_word_boxes(image)
+        words = ocr_word_boxes(backend, image)
         if not words:
             return TaskOutput(text="(no text found in the document)", data={"answers": []})
         kwargs["word_boxes"] = words
