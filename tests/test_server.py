@@ -246,6 +246,20 @@ def test_bad_bodies_get_422_with_a_message(server, body, needle):
     assert needle in message, message
 
 
+def test_a_refused_multipart_request_keeps_no_upload(server, speech_wav):
+    uploads = server.data / "uploads"
+    before = set(uploads.rglob("*")) if uploads.exists() else set()
+    with server.client() as c, speech_wav.open("rb") as f:
+        r = c.post("/v1/ask", data={"request": "transcribe this", "stream": "perhaps"},
+                   files={"files": ("kept.wav", f, "audio/wav")})
+        wrong_kind = c.post("/v1/plan", data={"request": "read this"},
+                            files={"files": ("notes.exe", b"MZ...", "application/octet-stream")})
+    assert r.status_code == 422 and "stream" in r.json()["error"]["message"]
+    assert wrong_kind.status_code == 422 and "unsupported file type" in wrong_kind.json()["error"]["message"]
+    after = set(uploads.rglob("*")) if uploads.exists() else set()
+    assert not [p for p in after - before if p.is_file()]
+
+
 def test_invalid_json_and_wrong_content_type(server):
     with server.client() as c:
         bad_json = c.post("/v1/plan", content=b"{not json", headers={"content-type": "application/json"})

@@ -77,6 +77,7 @@ class ServerState:
 class ParsedRequest:
     body: Any
     files: list[str]
+    attachments: list[Any]
 
 
 def sse(event: str, data: Any) -> str:
@@ -97,8 +98,17 @@ async def parse_request(request: Request, model: type[BaseModel], state: ServerS
                         require_request: bool = True) -> ParsedRequest:
     """A JSON body or a multipart form (fields plus uploaded files) as ``model``, with every file
     saved or resolved and checked as an attachment. Problems are 4xx with a readable message."""
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     folder = UploadFolder(state.uploads_root)
+    try:
+        return await _parse(request, model, state, require_request, folder)
+    except BaseException:
+        folder.remove()  # a refused request keeps none of its uploads
+        raise
+
+
+async def _parse(request: Request, model: type[BaseModel], state: ServerState, require_request: bool,
+                 folder: UploadFolder) -> ParsedRequest:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     uploaded: list[str] = []
     if ctype == "multipart/form-data":
         form = await request.form(max_files=32, max_fields=64)
@@ -133,10 +143,10 @@ async def parse_request(request: Request, model: type[BaseModel], state: ServerS
             raise HTTPException(422, "file paths are refused on a server reachable from other machines: upload the file")
         else:
             files.append(f)
-    check_files(files)
+    attachments = check_files(files)
     if require_request and not getattr(body, "request", "").strip() and not files:
         raise HTTPException(422, "the request is empty: send a 'request' text and/or files")
-    return ParsedRequest(body, files)
+    return ParsedRequest(body, files, attachments)
 
 
 def check_files(files: list[str]) -> list[Any]:
@@ -235,6 +245,11 @@ def create_app(assistant: Any, settings: Settings, token: str | None = None,
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse(_error_body(exc.status_code, str(exc.detail)), exc.status_code, headers=exc.headers)
 
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:
+        log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(_error_body(500, f"the assistant failed: {type(exc).__name__}: {exc}"), 500)
+
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
@@ -247,8 +262,7 @@ def create_app(assistant: Any, settings: Settings, token: str | None = None,
     async def plan(request: Request) -> dict[str, Any]:
         """Stage 1 only: the validated plan in HuggingGPT's JSON form."""
         parsed = await parse_request(request, PlanBody, state)
-        attachments = check_files(parsed.files)
-        check, note = await run_in_threadpool(assistant.make_plan, parsed.body.request.strip(), attachments)
+        check, note = await run_in_threadpool(assistant.make_plan, parsed.body.request.strip(), parsed.attachments)
         plan = check.plan
         return {"plan": plan.to_json() if plan else [], "source": plan.source if plan else "fallback",
                 "ok": check.ok, "errors": check.errors, "repairs": check.repairs, "note": note,

@@ -76,10 +76,14 @@ def add_chat_routes(app: FastAPI, state: ServerState) -> None:
             raise HTTPException(415, "chat completions take a JSON body")
         body: ChatCompletionBody = (await parse_request(request, ChatCompletionBody, state, require_request=False)).body
         folder = UploadFolder(state.uploads_root)
-        text, files = _request_of(body, folder)
-        check_files(files)
-        if not text and not files:
-            raise HTTPException(422, "messages: the last user message is empty")
+        try:
+            text, files = _request_of(body, folder)
+            check_files(files)
+            if not text and not files:
+                raise HTTPException(422, "messages: the last user message is empty")
+        except BaseException:
+            folder.remove()
+            raise
         session_id = body.session_id or request.headers.get("x-jarvis-session") or None
         created = int(time.time())
         model = body.model or MODEL_ID

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,9 @@ class UploadFolder:
             n += 1
         self.files.append(target)
         return target
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
 
     async def save_upload(self, upload: UploadFile) -> Path:
         target = self._target(upload.filename or "upload")
