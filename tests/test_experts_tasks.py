@@ -199,19 +199,14 @@ CASES: dict[str, tuple[str, dict[str, Any], Callable[[TaskOutput], None]]] = {
     "normal-control": ("tiny/dpt-depth", {"image": "photo"}, image_out((40, 48))),
     "seg-control": ("tiny/segformer-ade", {"image": "photo"}, image_out((40, 48))),
     "depth-control": ("tiny/dpt-depth", {"image": "photo"}, image_out((40, 48))),
-    "canny-text-to-image": ("tiny/sd-controlnet-canny", {"image": "photo", "text": "a house"}, image_out((40, 48), "base_model")),
-    "hed-text-to-image": ("tiny/sd-controlnet-canny", {"image": "photo", "text": "a house"}, None),
 }
-# One ControlNet per kind would only repeat the same code path; the kind comes from the repo name.
-for _kind in ("hed", "mlsd", "openpose", "normal", "seg"):
-    CASES.pop(f"{_kind}-text-to-image", None)
-CASES["depth-text-to-image"] = ("tiny/sd-controlnet-depth", {"image": "photo", "text": "a house"}, image_out((40, 48), "controlnet"))
+for _kind in ("canny", "hed", "mlsd", "openpose", "normal", "seg", "depth"):
+    CASES[f"{_kind}-text-to-image"] = (f"tiny/sd-controlnet-{_kind}", {"image": "photo", "text": "a house"},
+                                       image_out((40, 48), "controlnet"))
 
 #: task types with no local runner, and why (they are covered by the hosted tests instead)
 NOT_LOCAL = {
     "tabular-classification": "Hub tabular models are scikit-learn pickles; they run through hosted inference",
-    **{f"{k}-text-to-image": "same ControlNet code path as canny/depth, selected by the repo name"
-       for k in ("hed", "mlsd", "openpose", "normal", "seg")},
 }
 
 
@@ -251,6 +246,7 @@ def test_controlnet_takes_a_ready_map_as_is(registry, media, ctx):
 
 def test_controlnet_kind_comes_from_the_repo_name(registry):
     assert registry.local_models("depth-text-to-image") == ["tiny/sd-controlnet-depth"]
+    assert registry.local_models("hed-text-to-image") == ["tiny/sd-controlnet-hed"]
     assert registry.find("canny-text-to-image", "tiny/sd-controlnet-depth") is None
 
 

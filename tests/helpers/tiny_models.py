@@ -366,8 +366,7 @@ DIFFUSERS_MODELS: dict[str, Callable[[Path], None]] = {
     "tiny/sd": stable_diffusion,
     "tiny/instruct-pix2pix": instruct_pix2pix,
     "tiny/text-to-video": text_to_video,
-    "tiny/sd-controlnet-canny": controlnet,
-    "tiny/sd-controlnet-depth": controlnet,
+    **{f"tiny/sd-controlnet-{kind}": controlnet for kind in ("canny", "hed", "mlsd", "openpose", "normal", "seg", "depth")},
 }
 
 
