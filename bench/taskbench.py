@@ -43,7 +43,11 @@ def make_planner(name: str):
         raise SystemExit(f"--planner {name} needs the LLM planner (jarvis_desktop.pipeline.planner.LLMPlanner and "
                          f"jarvis_desktop.llm.factory.make_controller), which could not be imported: {e}") from None
     settings = load_settings()
-    llm = LLMPlanner(make_controller(settings), settings)
+    controller = make_controller(settings)
+    if getattr(controller, "tiny", False):
+        print(f"note: the configured controller ({getattr(controller, 'name', 'embedded')}) is a tiny embedded model; "
+              "set base_url/api_key for a capable LLM", file=sys.stderr)
+    llm = LLMPlanner(controller, settings)
     if name == "llm":
         return llm.plan
     if name == "hybrid":

@@ -45,7 +45,7 @@ REQUEST_VERB_RE = re.compile(
 )
 #: A question the user asks directly ("..., in which year did he ...?"), not a request to do something.
 DIRECT_QUESTION_RE = re.compile(
-    r"(?:^|[.!?]\s+|\b(?:wondering|wonder|curious|know|asking)[,:]?\s+)((?:in |on |at |for )?(?:what|which|who|whom|whose|when|where|why|how)\b(?! about\b)[^.?!]{3,200}\?)",
+    r"(?:^|[.!?]\s+|\b(?:wondering|wonder|curious|know|asking)[,:]?\s+)((?:in |on |at |for )?(?:what|which|who|whom|whose|when|where|why|how)\b(?! about\b| if\b| not\b)[^.?!]{3,200}\?)",
     re.I,
 )
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
@@ -55,6 +55,8 @@ TEXT_REF_RE = re.compile(
     r"|\bapply (?:this|that|the) (?:edit|change|instruction)",
     re.I,
 )
+#: "a verbal summary": the speech is made from the summary, though named first.
+SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced)", re.I)
 USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
 BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
@@ -276,7 +278,8 @@ class OfflinePlanner:
                     continue
                 between = reading.text[a.end : b.start]
                 feeds = set(_outputs(b.task)) & {("text" if n in ("text", "context", "text2") else n) for n in TASK_TYPES[a.task].inputs}
-                if feeds and (USING_RE.search(between) or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
+                adjective = bool(re.fullmatch(r"\s*", between)) and bool(SPOKEN_ADJ_RE.fullmatch(reading.text[a.start : a.end]))
+                if feeds and (USING_RE.search(between) or adjective or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
                     b.start = a.start - 1
         out.sort(key=lambda d: d.start)
         return out
