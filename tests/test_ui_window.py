@@ -12,7 +12,10 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QThreadPool  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from PySide6.QtCore import QObject, QThreadPool, Qt, Slot  # noqa: E402
+from PySide6.QtGui import QDesktopServices, QImage  # noqa: E402
 
 from test_ui_support import (SPOKEN, close_window, drop_files, espeak_wav, make_settings, page_png,  # noqa: E402
                               python_threads, screenshot, type_and_enter)
@@ -44,6 +47,18 @@ def open_window(qtbot, jarvis_env):
     assert QThreadPool.globalInstance().activeThreadCount() == 0
     left = [n for n in python_threads() if n not in before]
     assert not left, f"threads left running: {left}"
+
+
+class UrlCatcher(QObject):
+    """Receives the URLs the window asks the desktop to open (no file manager runs in tests)."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    @Slot("QUrl")
+    def open(self, url) -> None:
+        self.urls.append(url.toLocalFile().rstrip("/"))
 
 
 def wait_finished(qtbot, window, timeout: int = 120_000):
@@ -108,6 +123,7 @@ def test_dropped_wav_is_attached_and_the_request_transcribes_it(qtbot, open_wind
 def test_answer_with_image_and_audio_and_a_dependent_task(qtbot, open_window, tmp_path):
     w = open_window()
     page = page_png(tmp_path / "page.png")
+    page_size = QImage(str(page)).size()
     drop_files(qtbot, w, [page])
     qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=20_000)
     shots = {}
@@ -138,6 +154,20 @@ def test_answer_with_image_and_audio_and_a_dependent_task(qtbot, open_window, tm
     assert thumbs[0].pixmap().width() <= 220
     assert "running" in shots
     screenshot(w, "03-answer-image-audio")
+    # a click on the thumbnail opens the full-size image
+    qtbot.mouseClick(thumbs[0], Qt.MouseButton.LeftButton)
+    viewer = thumbs[0].viewer
+    qtbot.waitUntil(lambda: viewer.image_size != (0, 0), timeout=10_000)
+    assert viewer.isVisible() and viewer.image_size == (page_size.width(), page_size.height())
+    viewer.close()
+    # the output file's name opens its folder (the desktop's file manager is caught here)
+    opened = UrlCatcher()
+    QDesktopServices.setUrlHandler("file", opened, "open")
+    try:
+        audio[0].name.linkActivated.emit("#")
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert opened.urls == [str(Path(audio[0].path).parent)]
 
 
 def test_stop_cancels_the_running_request(qtbot, open_window, tmp_path):

@@ -47,12 +47,11 @@ class ImageViewer(QDialog):
     def __init__(self, path: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(os.path.basename(path))
-        label = QLabel()
+        label = QLabel("loading…")
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        try:
-            label.setPixmap(QPixmap.fromImage(read_image(path)))
-        except ValueError as e:
-            label.setText(str(e))
+        self.label = label
+        self.image_size = (0, 0)
+        run_job(lambda: read_image(path), self._loaded, label.setText, name="image", context=self)
         area = QScrollArea()
         area.setWidget(label)
         area.setWidgetResizable(True)
@@ -62,6 +61,10 @@ class ImageViewer(QDialog):
         folder.clicked.connect(lambda: open_folder_of(path))
         lay.addWidget(folder, 0, Qt.AlignmentFlag.AlignRight)
         self.resize(900, 700)
+
+    def _loaded(self, image: QImage) -> None:
+        self.label.setPixmap(QPixmap.fromImage(image))
+        self.image_size = (image.width(), image.height())
 
 
 class ImageThumb(QLabel):
@@ -111,6 +114,7 @@ class AudioItem(QWidget):
         name = QLabel(f"<a href='#'>{_esc(os.path.basename(path))}</a>")
         name.setToolTip(f"{path}\nClick to open the folder")
         name.linkActivated.connect(lambda _=None: open_folder_of(path))
+        self.name = name
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.button)
