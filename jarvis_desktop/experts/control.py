@@ -238,7 +238,7 @@ class ControlMapBackend(TransformersBackend):
                               model_id=BUILTIN[task], where="local-cpu")
         return super().run(task, model_id, args, ctx)
 
-    def _run(self, task: str, info: ModelInfo, args: dict[str, Any], ctx: RunContext, ) -> TaskOutput:
+    def _run(self, task: str, info: ModelInfo, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
         from . import vision_tasks
 
         image = load_image(need(args, "image", task))

@@ -61,13 +61,11 @@ class DiffusersBackend(CachedModelsBackend):
 
     # --- loading -------------------------------------------------------------------------
     def _load_pipeline(self, path: Path, device: str, task: str):
-        import torch
         from diffusers import DiffusionPipeline
 
         pipe = DiffusionPipeline.from_pretrained(str(path), dtype=torch_dtype(device, True), variant=_variant(path))
         pipe = pipe.to(device)
         pipe.set_progress_bar_config(disable=True)
-        del torch
         return pipe
 
     def _base_for(self, task: str, controlnet: ModelInfo) -> ModelInfo:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 CONTROL_KINDS = ("canny", "hed", "mlsd", "openpose", "normal", "seg", "depth")

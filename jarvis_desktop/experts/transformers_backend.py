@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import ExpertError, RunContext, TaskOutput
-from .cached import CachedModelsBackend, need
+from .cached import CachedModelsBackend
 from .devices import torch_dtype
 from .local_cache import ModelInfo
 
