@@ -327,6 +327,9 @@ class OfflinePlanner:
             if medium == "image":
                 return "image-classification"
             return "text-classification" if key == "image-classification" and medium == "text" else (key if medium is None else None)
+        if e.medium == "read" and re.match(r"describ", reading.text[a:b], re.I) and not self._says(reading, a, "image") and prior \
+                and TASK_TYPES.get(prior[-1].task) is not None and TASK_TYPES[prior[-1].task].output == "text":
+            return "text-generation"  # "describe it briefly" after a text step: write about that text
         if e.medium == "read":
             return "automatic-speech-recognition" if medium == "audio" and self._says(reading, a, "audio") else "image-to-text"
         if e.medium == "transcribe":
