@@ -623,6 +623,11 @@ class OfflinePlanner:
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or _prompt_text(r.text)
             return _prompt_text(clause.text) if d.task != "question-answering" else None
+        if d.task in ("text-to-image", "text-to-video") and not prod:
+            # "visualize the scene I described in this recording": the speech is the description
+            src = _nearest_file("audio", d.start, st, before_only=True)
+            if src:
+                return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
         return r.subject or _prompt_text(r.text if d.task in ("conversational", "text-generation") else clause.text)
 
     def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:
