@@ -15,7 +15,7 @@ pytest.importorskip("sounddevice")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from test_ui_support import SPOKEN, close_window, espeak_wav, make_settings, python_threads  # noqa: E402
+from test_ui_support import close_window, espeak_wav, make_settings, python_threads, screenshot, type_and_enter  # noqa: E402
 
 
 class FileInputStreamStandIn:
@@ -57,13 +57,53 @@ class FileInputStreamStandIn:
         pass
 
 
+class OutputStreamStandIn:
+    """Stands in for sounddevice.OutputStream: pulls blocks from the callback at about real time
+    on its own thread, and records how many samples were played."""
+
+    def __init__(self, *, samplerate, channels, dtype, device, blocksize, callback, finished_callback):
+        import numpy as np
+
+        self.rate, self.blocksize = samplerate, blocksize
+        self.callback, self.finished_callback = callback, finished_callback
+        self.buffer = np.zeros((blocksize, channels), dtype=dtype)
+        self.frames = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="stand-in-speaker", daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def _run(self):
+        import sounddevice as sd
+
+        try:
+            while not self._stop.is_set():
+                self.callback(self.buffer, self.blocksize, None, None)
+                self.frames += self.blocksize
+                time.sleep(self.blocksize / self.rate)
+        except (sd.CallbackStop, sd.CallbackAbort):
+            pass
+        self.finished_callback()
+
+    def abort(self):
+        self._stop.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(2)
+
+    stop = abort
+
+    def close(self):
+        pass
+
+
 @pytest.fixture
 def window(qtbot, jarvis_env, tmp_path):
     from jarvis_desktop.media import load_audio
     from jarvis_desktop.ui.main_window import MainWindow
 
     before = python_threads()
-    w = MainWindow(make_settings())
+    w = MainWindow(make_settings(tts=True))
     w.show()
     qtbot.waitUntil(lambda: w.assistant is not None and w.voice.available is not None, timeout=30_000)
     samples = load_audio(espeak_wav(tmp_path / "said.wav"), 16000)
@@ -74,6 +114,13 @@ def window(qtbot, jarvis_env, tmp_path):
         return streams[-1]
 
     w.voice.stream_factory = factory
+    w.played = []
+
+    def out_factory(**kw):
+        w.played.append(OutputStreamStandIn(**kw))
+        return w.played[-1]
+
+    w.voice.output_stream_factory = out_factory
     w.voice.set_availability((True, ""))  # the stand-in sound card has a microphone
     w.streams = streams
     yield w
@@ -85,10 +132,16 @@ def test_hold_the_mic_button_to_talk(qtbot, window):
     w = window
     assert w.mic.isEnabled() and "Hold" in w.mic.toolTip()
     levels = []
-    w.voice.level.connect(levels.append)
+
+    def on_level(x):
+        if x > 0.4 and not any(v > 0.4 for v in levels):
+            screenshot(w, "08-listening")  # while the meter shows speech
+        levels.append(x)
+
+    w.voice.level.connect(on_level)
     qtbot.mousePress(w.mic, Qt.MouseButton.LeftButton)
     assert w.voice.mode == "push"
-    qtbot.waitUntil(lambda: w.streams and w.streams[0].delivered.is_set(), timeout=20_000)
+    qtbot.waitUntil(lambda: bool(w.streams) and w.streams[0].delivered.is_set(), timeout=20_000)
     qtbot.waitUntil(lambda: w.level.isVisible() and max(levels, default=0) > 0.3, timeout=5_000)
     qtbot.mouseRelease(w.mic, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: w.conversation.last("user") is not None, timeout=60_000)
@@ -107,7 +160,7 @@ def test_ctrl_space_is_push_to_talk(qtbot, window):
     qtbot.keyPress(w.input, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
     assert w.voice.mode == "push"
     assert w.input.text == ""  # the shortcut typed nothing
-    qtbot.waitUntil(lambda: w.streams and w.streams[0].delivered.is_set(), timeout=20_000)
+    qtbot.waitUntil(lambda: bool(w.streams) and w.streams[0].delivered.is_set(), timeout=20_000)
     qtbot.keyRelease(w.input, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: w.conversation.last("user") is not None, timeout=60_000)
     assert "describe this image" in w.conversation.last("user").text.lower()
@@ -123,3 +176,34 @@ def test_hands_free_turns_each_utterance_into_a_request(qtbot, window):
     w.hands_free.setChecked(False)
     qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
     qtbot.waitUntil(lambda: not w.busy, timeout=60_000)
+
+
+def test_the_answer_is_spoken_and_stop_silences_it(qtbot, window):
+    w = window
+    speaking = []
+    w.voice.speaking_changed.connect(speaking.append)
+    type_and_enter(qtbot, w, "hello")
+    qtbot.waitUntil(lambda: True in speaking, timeout=120_000)  # the first sentence plays
+    assert w.stop_button.isEnabled()  # Stop also silences speech after the request finished
+    qtbot.waitUntil(lambda: bool(w.played) and w.played[-1].frames > 0, timeout=10_000)
+    qtbot.mouseClick(w.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not w.voice.speaking and speaking[-1] is False, timeout=5_000)
+    stopped = [e.kind for e in w.voice._speaker.events if e.kind in ("stopped", "dropped")]
+    assert stopped, [e.kind for e in w.voice._speaker.events]
+    qtbot.waitUntil(lambda: not w.busy, timeout=60_000)
+
+
+def test_an_audio_output_plays_and_stops(qtbot, window, tmp_path):
+    from jarvis_desktop.ui.chat_view import AudioItem
+
+    w = window
+    wav = espeak_wav(tmp_path / "clip.wav", "This is a long clip that keeps on playing for a while")
+    item = AudioItem(str(wav), w.voice)
+    qtbot.addWidget(item)
+    item.button.click()
+    assert item.button.text() == "■ Stop" and w.voice.is_playing(str(wav))
+    qtbot.waitUntil(lambda: bool(w.played) and w.played[-1].frames > 0, timeout=10_000)
+    item.button.click()
+    qtbot.waitUntil(lambda: item.button.text() == "▶ Play", timeout=5_000)
+    assert not w.voice.is_playing(str(wav))
+    assert w.played[-1].frames < 16000 * 3  # stopped well before the end of the clip

@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         self.level.setObjectName("levelMeter")
         self.level.setRange(0, 100)
         self.level.setTextVisible(False)
-        self.level.setFixedSize(60, 8)
+        self.level.setFixedSize(140, 10)
         self.level.setToolTip("Microphone level")
         self.level.setVisible(False)
         self.send_button = QPushButton("Send")
@@ -151,12 +151,8 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
 
-        mic_col = QVBoxLayout()
-        mic_col.setSpacing(2)
-        mic_col.addWidget(self.mic)
-        mic_col.addWidget(self.level)
         row = QHBoxLayout()
-        row.addLayout(mic_col)
+        row.addWidget(self.mic, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self.input, 1)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
@@ -164,6 +160,7 @@ class MainWindow(QMainWindow):
         row.addLayout(buttons)
         under = QHBoxLayout()
         under.addWidget(self.hands_free)
+        under.addWidget(self.level)
         self.voice_status = QLabel("")
         self.voice_status.setObjectName("hint")
         # long reasons must not widen the window's middle column: elided here, whole in the tooltip
@@ -426,6 +423,7 @@ class MainWindow(QMainWindow):
 
     def _listening_changed(self, on: bool) -> None:
         self.level.setVisible(on)
+        self.mic.setIcon(mic_icon("#ffffff") if on else mic_icon())
         self.mic.setProperty("listening", on)
         self.mic.style().unpolish(self.mic)
         self.mic.style().polish(self.mic)

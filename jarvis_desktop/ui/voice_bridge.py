@@ -41,6 +41,23 @@ def check_voice(settings: Any) -> tuple[bool, str]:
     return True, ""
 
 
+def check_speaker(settings: Any) -> str:
+    """"" when spoken answers can be played here; else the reason. Call it on a worker thread."""
+    try:
+        from ..voice.capture import find_device
+        from ..voice.errors import VoiceError
+        from ..voice.speaker import EventSpeaker  # noqa: F401
+    except ImportError as e:
+        return f"Spoken answers are not installed ({e.name or e})."
+    try:
+        find_device(settings.output_device, "output")
+    except VoiceError as e:
+        return f"Spoken answers are off: {e}"
+    except Exception as e:
+        return f"Spoken answers are off: {e}"
+    return ""
+
+
 class VoiceBridge(QObject):
     """Microphone (push-to-talk and hands-free), spoken answers, and playing audio files."""
 
@@ -66,13 +83,24 @@ class VoiceBridge(QObject):
         self._player: Any = None
         self._playing_path = ""
         self._closed = False
-        #: sounddevice.InputStream unless a test stands in for a sound card that cannot exist there
+        #: sounddevice.InputStream / OutputStream unless a test stands in for a sound card
         self.stream_factory: Callable[..., Any] | None = None
+        self.output_stream_factory: Callable[..., Any] | None = None
+        self.speech_out: str | None = None  # None: not checked; "": works; else why not
+        self._last_error = ""
 
     # -- availability -------------------------------------------------------------------------
     def check(self) -> None:
-        run_job(lambda: check_voice(self.settings), self.set_availability,
-                lambda m: self.set_availability((False, m)), name="voice-check", context=self)
+        settings = self.settings
+
+        def work() -> tuple[tuple[bool, str], str]:
+            return check_voice(settings), check_speaker(settings)
+
+        def checked(result: tuple[tuple[bool, str], str]) -> None:
+            self.speech_out = result[1]
+            self.set_availability(result[0])
+
+        run_job(work, checked, lambda m: self.set_availability((False, m)), name="voice-check", context=self)
 
     def set_availability(self, result: tuple[bool, str]) -> None:
         self.available, self.reason = result
@@ -179,6 +207,8 @@ class VoiceBridge(QObject):
         Runs on the request's worker thread; the speaker is built there on first use."""
         if not self.settings.tts or self._closed:
             return None
+        if self.speech_out and self.output_stream_factory is None:
+            return None  # no speaker here: do not synthesise speech nobody can hear
 
         def listen(event: Any) -> None:
             kind = type(event).__name__
@@ -194,13 +224,16 @@ class VoiceBridge(QObject):
         with self._speaker_lock:
             if self._speaker is None and not self._closed:
                 try:
+                    from ..voice.playback import Player
                     from ..voice.speaker import EventSpeaker
 
-                    self._speaker = EventSpeaker(self.settings, on_event=self._speaker_event)
+                    player = Player(self.settings.output_device, volume=self.settings.volume,
+                                    stream_factory=self.output_stream_factory)
+                    self._speaker = EventSpeaker(self.settings, player=player, on_event=self._speaker_event)
                 except Exception as e:
                     log.warning("spoken answers unavailable: %s", e)
                     self.voice_error.emit(f"Spoken answers are unavailable: {e}")
-                    self.settings.tts = False
+                    self.speech_out = str(e) or type(e).__name__
             return self._speaker
 
     def _speaker_event(self, e: Any) -> None:
@@ -209,7 +242,9 @@ class VoiceBridge(QObject):
         elif e.kind == "idle":
             self.speaking_changed.emit(False)
         elif e.kind == "failed" and self._speaker is not None and self._speaker.error:
-            self.voice_error.emit(f"Cannot speak the answer: {self._speaker.error}")
+            if self._speaker.error != self._last_error:  # once, not for every sentence
+                self._last_error = self._speaker.error
+                self.voice_error.emit(f"Cannot speak the answer: {self._speaker.error}")
 
     @property
     def speaking(self) -> bool:
@@ -241,7 +276,8 @@ class VoiceBridge(QObject):
 
             samples, rate = sf.read(path, dtype="float32", always_2d=True)
             if self._player is None:
-                self._player = Player(self.settings.output_device, volume=self.settings.volume)
+                self._player = Player(self.settings.output_device, volume=self.settings.volume,
+                                      stream_factory=self.output_stream_factory)
             self._player.play(samples.mean(axis=1), rate)
 
         def finished(error: str = "") -> None:
