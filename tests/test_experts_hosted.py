@@ -241,3 +241,22 @@ def test_control_maps_never_go_hosted(fake, tmp_path):
     assert b.where("canny-control", "lllyasviel/ControlNet") is None
     assert b.where("depth-estimation", "Intel/dpt-large") is None
     assert b.models("text-classification") == [] and b.hosted is True
+
+
+def test_an_incomplete_local_copy_falls_back_to_hosted(fake, tmp_path, ctx):
+    from helpers.tiny_models import image_classifier, put_in_cache
+
+    src = tmp_path / "src"
+    src.mkdir()
+    image_classifier(src)
+    settings = settings_for(fake, tmp_path)
+    snap = put_in_cache(settings.model_cache_path, "google/vit-base-patch16-224", src)
+    (snap / "model.safetensors").unlink()  # an interrupted pull
+    photo = tmp_path / "photo.png"
+    Image.new("RGB", (32, 32), "green").save(photo)
+    reg = build_registry(settings)
+    quick(reg)
+    assert [r.where for r in reg.runnables("image-classification", "google/vit-base-patch16-224")] == ["local-cpu", "hosted"]
+    fake.reply(200, [{"label": "lawn", "score": 0.7}])
+    out = reg.run("image-classification", "google/vit-base-patch16-224", {"image": str(photo)}, ctx)
+    assert out.where == "hosted" and out.text == "lawn (0.70)"

@@ -325,3 +325,16 @@ def test_a_failed_pull_fetches_only_what_is_missing_next_time(fake_hub, tmp_path
 def test_pull_of_an_unknown_model_is_one_sentence(fake_hub, tmp_path):
     with pytest.raises(ExpertError, match="'acme/nothing' was not found on the Hugging Face Hub"):
         pull("acme/nothing", Settings(model_cache=str(tmp_path / "cache")), endpoint=fake_hub.url, progress=False)
+
+
+def test_missing_weight_shards_are_noticed(tmp_path):
+    from jarvis_desktop.experts.local_cache import missing_weights
+
+    (tmp_path / "config.json").write_text("{}")
+    assert "weight files are missing" in missing_weights(tmp_path)
+    (tmp_path / "model-00001-of-00002.safetensors").write_bytes(b"\0" * 10)
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}))
+    assert "1 weight shard(s) are missing, e.g. model-00002-of-00002.safetensors" in missing_weights(tmp_path)
+    (tmp_path / "model-00002-of-00002.safetensors").write_bytes(b"\0" * 10)
+    assert missing_weights(tmp_path) == ""

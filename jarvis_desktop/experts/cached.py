@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 from ..media import MediaError
 from .base import ExpertError, ModelMissingError, RunContext, TaskOutput
 from .devices import dtype_factor, memory_pool, pick_device, where_label
-from .local_cache import CacheIndex, ModelInfo
+from .local_cache import CacheIndex, ModelInfo, missing_weights
 from .model_cache import ModelCache, estimate_bytes
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,9 @@ class CachedModelsBackend:
         size = estimate_bytes(folder or info.path, dtype_factor(device, task in self.HALF_OK)) + extra_bytes
 
         def load():
+            why = missing_weights(folder or info.path)
+            if why:
+                raise ModelMissingError(task, info.model_id, why)
             try:
                 return loader()
             except (OSError, EnvironmentError) as e:

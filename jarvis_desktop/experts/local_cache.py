@@ -208,3 +208,19 @@ class CacheIndex:
     def models_for(self, task: str, families: tuple[str, ...] | None = None) -> list[str]:
         return sorted(mid for mid, info in self.infos().items()
                       if task in info.tasks and (families is None or info.family in families))
+
+
+def missing_weights(folder: Path) -> str:
+    """Why a snapshot cannot be loaded because files are missing ("" when it looks complete):
+    no weight file at all, or shards that a weight index lists but the folder lacks."""
+    from .model_cache import weight_bytes
+
+    folder = Path(folder)
+    if weight_bytes(folder) == 0:
+        return "its weight files are missing (the download did not finish)"
+    for index in folder.rglob("*.index.json"):
+        shards = set(_read_json(index).get("weight_map", {}).values())
+        lost = sorted(s for s in shards if not (index.parent / s).is_file())
+        if lost:
+            return f"{len(lost)} weight shard(s) are missing, e.g. {lost[0]} (the download did not finish)"
+    return ""

@@ -44,11 +44,27 @@ class ExpertRegistry:
                 return Runnable(b, where)
         return None
 
+    def runnables(self, task: str, model_id: str) -> list[Runnable]:
+        """Every backend that claims (task, model id), in order of preference."""
+        out = []
+        for b in self.backends:
+            where = b.where(task, model_id)
+            if where:
+                out.append(Runnable(b, where))
+        return out
+
     def run(self, task: str, model_id: str, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
-        r = self.find(task, model_id)
-        if r is None:
+        candidates = self.runnables(task, model_id)
+        if not candidates:
             raise ModelMissingError(task, model_id)
-        out = r.backend.run(task, model_id, args, ctx)
+        for i, r in enumerate(candidates):
+            try:
+                out = r.backend.run(task, model_id, args, ctx)
+                break
+            except ModelMissingError:
+                # the local copy turned out incomplete: fall back to the next backend (hosted...)
+                if i == len(candidates) - 1:
+                    raise
         if not isinstance(out, TaskOutput):
             raise ExpertError(f"{task}: the {r.backend.name} backend returned no result")
         out.model_id = out.model_id or model_id
