@@ -58,6 +58,8 @@ TEXT_REF_RE = re.compile(
 #: "a verbal summary": the speech is made from the summary, though named first.
 SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced)", re.I)
 USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
+#: Words saying a recording holds what a step needs ("the question in my recording").
+SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
 BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
 #: A sentence that asks for something (rather than telling the background of the request).
@@ -518,6 +520,10 @@ class OfflinePlanner:
             return "ok"
         text_ref = TEXT_REF_RE.search(clause.text)
         prod = st.producer("text")
+        spoken = self._spoken_input(d, st, clause)
+        if spoken is not None and not dry:
+            # "the changes I recorded in memo.wav", "the question in the audio": the words come from speech
+            prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
         if d.task == "image-to-image" and d.instruction:
             args["text"] = placeholder(prod.id) if (text_ref and prod) else _instruction(r.text, d, clause)
         if d.task in ("visual-question-answering", "document-question-answering") and text_ref and prod and not any(
@@ -534,6 +540,29 @@ class OfflinePlanner:
                 args["target_language"] = m.group(1).capitalize()
         self._push(st, d.task, args, d.start)
         return "ok"
+
+    def _spoken_input(self, d: Detection, st: _State, clause: Span) -> str | None:
+        """The audio file whose speech gives this step's instruction or question, if the request says so."""
+        if d.task not in ("image-to-image", "visual-question-answering", "document-question-answering", "question-answering"):
+            return None
+        if d.task == "image-to-image" and not d.instruction:
+            return None
+        r = st.reading
+        if any(clause.start <= q.start < clause.end for q in r.quotes):
+            return None
+        for f in r.files:
+            if kind_of(f.text) != "audio":
+                continue
+            sent = r.sentence_of(f.start).text
+            if SPOKEN_SPEC_RE.search(sent) or SPOKEN_SPEC_RE.search(clause.text) and re.search(r"\b(audio|recording|voice|speech|spoken)\b", clause.text, re.I):
+                return _attachment_value(f.text, "audio", st)
+        return None
+
+    def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
+        for n in st.nodes:
+            if n.task == "automatic-speech-recognition" and n.args.get("audio") == audio:
+                return n
+        return st.nodes[self._bridge(st, "automatic-speech-recognition", "audio", audio, pos)]
 
     def _bridge(self, st: _State, reader: str, kind: str, src: str, pos: int) -> int:
         """A reading step (speech or image to text) that a text task needs first; made once.
@@ -555,6 +584,9 @@ class OfflinePlanner:
         return st.bridges[reader]
 
     def _push(self, st: _State, task: str, args: dict[str, str], pos: int) -> _Node:
+        same = next((n for n in st.nodes if n.task == task and n.args == args), None)
+        if same is not None:  # the same step on the same input (a reading step made earlier)
+            return same
         node = _Node(len(st.nodes), task, args, _outputs(task), pos)
         st.nodes.append(node)
         return node
