@@ -560,15 +560,20 @@ class OfflinePlanner:
 
     def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
         for n in st.nodes:
-            if n.task == "automatic-speech-recognition" and n.args.get("audio") == audio:
+            if n.task in ("automatic-speech-recognition", "audio-classification") and n.args.get("audio") == audio:
                 return n
         return st.nodes[self._bridge(st, "automatic-speech-recognition", "audio", audio, pos)]
 
     def _bridge(self, st: _State, reader: str, kind: str, src: str, pos: int) -> int:
         """A reading step (speech or image to text) that a text task needs first; made once.
 
-        For an image the words name the reader: its label(s) -> classification, the objects ->
-        detection, otherwise a caption or the text in it."""
+        The words name the reader: for an image, its label(s) -> classification, the objects ->
+        detection, otherwise a caption or the text in it; for audio, its emotion, mood or kind of
+        sound -> audio classification, otherwise a transcript."""
+        if kind == "audio":
+            sent = st.reading.sentence_of(pos).text
+            if re.search(r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class)\b", sent, re.I):
+                reader = "audio-classification"
         if kind == "image":
             ci = st.reading.clause_at(pos)
             near = " ".join(c.text for c in st.reading.clauses[max(0, ci - 1) : ci + 1])
