@@ -28,11 +28,14 @@ def where_label(device: str) -> str:
     return "local-cpu"
 
 
-def torch_dtype(device: str, half_ok: bool = True):
-    """fp16 on CUDA (and MPS for diffusion), fp32 on the CPU where half precision is slow or unsupported."""
+def torch_dtype(device: str, half_ok: bool = True, saved_as: str = ""):
+    """fp16 on CUDA and MPS, fp32 on the CPU where half precision is slow or unsupported. A model
+    saved in bfloat16 (most recent LLMs) gets bf16 on GPUs that have it: fp16 would overflow."""
     import torch
 
     if half_ok and (device.startswith("cuda") or device == "mps"):
+        if saved_as == "bfloat16" and device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
         return torch.float16
     return torch.float32
 

@@ -67,6 +67,16 @@ class TransformersBackend(CachedModelsBackend):
         return task in GENERATIVE_TEXT and bool({"text-generation", "text2text-generation"} & set(info.tasks))
 
     # --- loading -------------------------------------------------------------------------
+    def dtype(self, task: str, info: ModelInfo, device: str):
+        import json
+
+        try:
+            cfg = json.loads((info.path / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cfg = {}
+        saved = str(cfg.get("torch_dtype") or cfg.get("dtype") or "")
+        return torch_dtype(device, task in self.HALF_OK, saved)
+
     def pipeline(self, task: str, info: ModelInfo, device: str):
         """A context manager yielding the cached transformers pipeline for ``task``."""
         name = PIPELINES[task]
@@ -74,7 +84,7 @@ class TransformersBackend(CachedModelsBackend):
         def load():
             from transformers import pipeline
 
-            return pipeline(name, model=str(info.path), device=device, dtype=torch_dtype(device, task in self.HALF_OK))
+            return pipeline(name, model=str(info.path), device=device, dtype=self.dtype(task, info, device))
 
         return self.loaded(task, info, f"pipe-{name}", load, device)
 
@@ -85,7 +95,7 @@ class TransformersBackend(CachedModelsBackend):
             import transformers
 
             cls = model_class(info, auto)
-            model = cls.from_pretrained(str(info.path), dtype=torch_dtype(device, task in self.HALF_OK)).to(device).eval()
+            model = cls.from_pretrained(str(info.path), dtype=self.dtype(task, info, device)).to(device).eval()
             if processor == "tokenizer":
                 proc = transformers.AutoTokenizer.from_pretrained(str(info.path))
             else:
