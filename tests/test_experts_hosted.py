@@ -260,3 +260,15 @@ def test_an_incomplete_local_copy_falls_back_to_hosted(fake, tmp_path, ctx):
     fake.reply(200, [{"label": "lawn", "score": 0.7}])
     out = reg.run("image-classification", "google/vit-base-patch16-224", {"image": str(photo)}, ctx)
     assert out.where == "hosted" and out.text == "lawn (0.70)"
+
+
+def test_conversational_uses_the_chat_route_of_your_own_server(fake, tmp_path, ctx):
+    b = quick(HostedBackend(settings_for(fake, tmp_path)))
+    fake.reply(200, {"id": "1", "object": "chat.completion", "created": 0, "model": "tgi",
+                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hi! How can I help?"}}],
+                     "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}})
+    out = b.run("conversational", "HuggingFaceTB/SmolLM2-1.7B-Instruct", {"text": "hello"}, ctx)
+    assert out.text == "Hi! How can I help?" and out.where == "hosted"
+    req = fake.requests[0]
+    assert req["path"].endswith("/chat/completions")
+    assert json.loads(req["body"])["messages"] == [{"role": "user", "content": "hello"}]
