@@ -338,3 +338,13 @@ def test_missing_weight_shards_are_noticed(tmp_path):
     assert "1 weight shard(s) are missing, e.g. model-00002-of-00002.safetensors" in missing_weights(tmp_path)
     (tmp_path / "model-00002-of-00002.safetensors").write_bytes(b"\0" * 10)
     assert missing_weights(tmp_path) == ""
+
+
+def test_registry_order_local_first_then_hosted_then_controller(tmp_path):
+    from jarvis_desktop.experts.defaults import build_registry
+
+    names = [b.name for b in build_registry(Settings(model_cache=str(tmp_path)), controller=lambda p: "").backends]
+    local = ["shipped", "speech", "transformers", "control", "diffusers", "audio-dsp"]
+    assert [n for n in names if n != "speech"] == [n for n in local if n != "speech"] + ["hosted", "controller"]
+    hosted_only = [b.name for b in build_registry(Settings(model_cache=str(tmp_path), inference_mode="hosted")).backends]
+    assert hosted_only == ["hosted"]
