@@ -14,17 +14,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton,
-                               QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from .attachments import AttachmentBar
 from .chat_view import ConversationView
 from .history import HistorySidebar
 from .input_box import InputBox, local_files
 from .plan_view import STAGE_TEXT, PlanPanel
-from .style import STYLESHEET, mic_icon
+from .mic_controls import MicControls
+from .style import STYLESHEET
 from .voice_bridge import VoiceBridge
 from .workers import RequestWorker, join_all, run_job
 
@@ -79,7 +80,6 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._closed = False
         self._rebuild_pending = False
-        self._ptt_key = False
         self.setWindowTitle("JARVIS")
         self.setObjectName("mainWindow")
         self.setStyleSheet(STYLESHEET)
@@ -88,7 +88,6 @@ class MainWindow(QMainWindow):
         self.voice = VoiceBridge(settings, self)
         self._build()
         self._wire_voice()
-        QApplication.instance().installEventFilter(self)
         self._core_started = False
         QTimer.singleShot(1000, self._start_core)  # in case the window is never painted
 
@@ -119,28 +118,9 @@ class MainWindow(QMainWindow):
         self.input.submitted.connect(self.send)
         self.input.files_given.connect(self.attach_files)
         self.input.image_pasted.connect(self.attach_image)
-        self.mic = QToolButton()
-        self.mic.setObjectName("micButton")
-        self.mic.setIcon(mic_icon())
-        self.mic.setIconSize(QSize(22, 22))
-        self.mic.setFixedSize(52, 40)
-        self.mic.setEnabled(False)
-        self.mic.setToolTip(self.voice.reason)
-        self.mic.pressed.connect(lambda: self.start_listening("push"))
-        self.mic.released.connect(self.stop_listening_push)
-        self.hands_free = QToolButton()
-        self.hands_free.setText("Hands-free")
-        self.hands_free.setCheckable(True)
-        self.hands_free.setEnabled(False)
-        self.hands_free.setToolTip("Listen continuously: each sentence you say becomes a request")
-        self.hands_free.toggled.connect(self._hands_free_toggled)
-        self.level = QProgressBar()
-        self.level.setObjectName("levelMeter")
-        self.level.setRange(0, 100)
-        self.level.setTextVisible(False)
-        self.level.setFixedSize(140, 10)
-        self.level.setToolTip("Microphone level")
-        self.level.setVisible(False)
+        self.mic_controls = MicControls(self.voice, self)
+        self.mic, self.hands_free = self.mic_controls.mic, self.mic_controls.hands_free
+        self.level, self.voice_status = self.mic_controls.level, self.mic_controls.status
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
         self.send_button.clicked.connect(self.send)
@@ -161,10 +141,6 @@ class MainWindow(QMainWindow):
         under = QHBoxLayout()
         under.addWidget(self.hands_free)
         under.addWidget(self.level)
-        self.voice_status = QLabel("")
-        self.voice_status.setObjectName("hint")
-        # long reasons must not widen the window's middle column: elided here, whole in the tooltip
-        self.voice_status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         under.addWidget(self.voice_status, 1)
 
         center = QWidget()
@@ -389,73 +365,15 @@ class MainWindow(QMainWindow):
     # -- voice --------------------------------------------------------------------------------
     def _wire_voice(self) -> None:
         v = self.voice
-        v.availability.connect(self._voice_available)
-        v.level.connect(lambda x: self.level.setValue(int(x * 100)))
-        v.listening_changed.connect(self._listening_changed)
-        v.transcribing.connect(lambda on: self.voice_status.setText("Transcribing…" if on else ""))
         v.transcribed.connect(self._heard)
         v.voice_error.connect(lambda m: self.refuse(m))
         v.speaking_changed.connect(lambda _on: self._set_busy(self.busy))
-
-    def _voice_available(self, ok: bool, reason: str) -> None:
-        self.mic.setEnabled(ok)
-        self.hands_free.setEnabled(ok)
-        tip = ("Hold to talk (or hold Ctrl+Space); release to send" if ok else reason)
-        self.mic.setToolTip(tip)
-        self.hands_free.setToolTip("Listen continuously: each sentence becomes a request" if ok else reason)
-        self.voice_status.setText("" if ok else reason)
-        self.voice_status.setToolTip(reason)
-
-    def start_listening(self, mode: str) -> None:
-        if self.voice.start_listening(mode):
-            self.voice.stop_speaking()
-
-    def stop_listening_push(self) -> None:
-        if self.voice.mode == "push":
-            self.voice.stop_listening()
-
-    def _hands_free_toggled(self, on: bool) -> None:
-        if on:
-            if not self.voice.start_listening("hands-free"):
-                self.hands_free.setChecked(False)
-        elif self.voice.mode == "hands-free":
-            self.voice.stop_listening()
-
-    def _listening_changed(self, on: bool) -> None:
-        self.level.setVisible(on)
-        self.mic.setIcon(mic_icon("#ffffff") if on else mic_icon())
-        self.mic.setProperty("listening", on)
-        self.mic.style().unpolish(self.mic)
-        self.mic.style().polish(self.mic)
-        self.voice_status.setText("Listening…" if on else "")
-        if not on and self.hands_free.isChecked():
-            self.hands_free.blockSignals(True)
-            self.hands_free.setChecked(False)
-            self.hands_free.blockSignals(False)
 
     def _heard(self, text: str) -> None:
         if self.busy:
             self.input.setPlainText(text)  # keep it: the user can send it when the request ends
             return
         self.send(text)
-
-    def eventFilter(self, obj: QObject, e: QEvent) -> bool:  # noqa: N802 - Qt override
-        """Ctrl+Space held anywhere in the window is push-to-talk."""
-        t = e.type()
-        if t in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease) and self.isActiveWindow():
-            if e.key() == Qt.Key.Key_Space and not e.isAutoRepeat():
-                if t == QEvent.Type.KeyPress and e.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                    self._ptt_key = True
-                    if self.mic.isEnabled():
-                        self.start_listening("push")
-                    return True
-                if t == QEvent.Type.KeyRelease and self._ptt_key:
-                    self._ptt_key = False
-                    self.stop_listening_push()
-                    return True
-            elif e.key() == Qt.Key.Key_Space and self._ptt_key:
-                return True  # swallow auto-repeat while held
-        return False
 
     # -- history ------------------------------------------------------------------------------
     def new_conversation(self) -> None:
@@ -553,9 +471,7 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        self.mic_controls.detach()
         self.voice.close()
         if self.assistant is not None:
             try:

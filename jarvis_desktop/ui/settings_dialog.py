@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QWidget)
 
 from .. import secrets
-from ..config import INFERENCE_MODES, PLANNERS, SECRET_FIELDS, Settings, load_settings, save_settings, settings_file
+from ..config import INFERENCE_MODES, PLANNERS, SECRET_FIELDS, Settings, load_settings, save_settings
 from .workers import run_job
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -414,6 +414,3 @@ class SettingsDialog(QDialog):
         self.accept()
         return True
 
-
-def settings_path_text() -> str:
-    return str(settings_file())
