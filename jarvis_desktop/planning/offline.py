@@ -260,10 +260,10 @@ class OfflinePlanner:
         out: list[Detection] = []
         asks = {id(d): bool(ASK_RE.search(reading.sentence_of(d.start).text)) for d in dets}
         for d in dets:
-            same = [o for o in out if o.task == d.task and o.guided == d.guided]
+            # an enhancement and an instructed edit are two steps, though both are image-to-image
+            same = [o for o in out if o.task == d.task and o.guided == d.guided and o.instruction == d.instruction]
             if same:
                 o = same[0]
-                o.instruction = o.instruction or d.instruction
                 if asks[id(d)] and not asks[id(o)]:
                     o.start, o.end, asks[id(o)] = d.start, d.end, True
                 continue
@@ -345,7 +345,8 @@ class OfflinePlanner:
         if key == "text-generation":
             window = reading.text[a:b + 50].lower()
             clause = reading.clauses[reading.clause_at(a)].text
-            if re.search(r"descri|caption", window) and medium == "image" and not re.search(
+            after_text = bool(prior) and prior[-1].task in TASK_TYPES and TASK_TYPES[prior[-1].task].output == "text" and not self._says(reading, a, "image")
+            if re.search(r"descri|caption", window) and medium == "image" and not after_text and not re.search(
                 r"\bbased on\b|\bfrom (?:the|this|that) (?:translation|summary|text|answer|label|result|transcript)", clause, re.I
             ):
                 return "image-to-text"
@@ -574,7 +575,9 @@ class OfflinePlanner:
             sent = st.reading.sentence_of(pos).text
             if re.search(r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class)\b", sent, re.I):
                 reader = "audio-classification"
-        if kind == "image":
+        if kind == "image" and TABLE_RE.search(st.reading.text):
+            reader = "tabular-classification"
+        elif kind == "image":
             ci = st.reading.clause_at(pos)
             near = " ".join(c.text for c in st.reading.clauses[max(0, ci - 1) : ci + 1])
             if re.search(r"\b(label|labels|category|class|classification|kind of)\b", near, re.I):
