@@ -269,6 +269,15 @@ class OfflinePlanner:
                 continue
             out.append(d)
         out.sort(key=lambda d: d.start)
+        # One question per sentence: "figure out the main topic of the document" is one document question.
+        kept: list[Detection] = []
+        for d in out:
+            if d.task in QA_FAMILY and any(
+                k.task in QA_FAMILY and reading.sentence_of(k.start) == reading.sentence_of(d.start) for k in kept
+            ):
+                continue
+            kept.append(d)
+        out = kept
         # A guided generation is the image generation of its sentence, not a second one.
         guided = [d for d in out if d.guided]
         out = [d for d in out if not (d.task == "text-to-image" and any(reading.sentence_of(g.start) == reading.sentence_of(d.start) for g in guided))]
@@ -302,8 +311,11 @@ class OfflinePlanner:
             tail = reading.text[q.end : q.end + 2]
             if not (q.text.rstrip().endswith("?") or tail.startswith("?")):
                 continue
-            sent = reading.sentence_of(q.start)
+            sent = reading.sentence_of(max(0, q.start - 1))
+            sent = Span(reading.text[sent.start : max(sent.end, q.end + 2)], sent.start, max(sent.end, q.end + 2))
             near = [d for d in dets if sent.start <= d.start < sent.end]
+            if re.search(r"\b(?:translat\w*|convert\w*|say|read|paraphras\w*|rephras\w*|turn)\s+(?:this|that|the|it)\b", reading.text[q.end : q.end + 150], re.I):
+                continue  # the quote is the text a later step works on
             if any(d.task in QA_FAMILY or d.task == "conversational" for d in near):
                 continue
             if near and not re.search(r"\b(answer\w*|know|question|curious|wonder\w*|find out|tell me)\b", sent.text, re.I):
