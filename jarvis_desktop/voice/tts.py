@@ -87,11 +87,28 @@ def _load_piper(path: Path, use_cuda: bool):
     with _voices_lock:
         voice = _voices.get(key)
         if voice is None:
-            from piper import PiperVoice
-
-            voice = PiperVoice.load(path, use_cuda=use_cuda)
+            voice = _piper_voice(path, use_cuda)
             _voices[key] = voice
         return voice
+
+
+def _piper_voice(path: Path, use_cuda: bool):
+    """PiperVoice.load, with the ONNX session told not to spin its threads while idle: on a small
+    CPU shared with Whisper and the VAD, spinning threads slow every other step down."""
+    import json
+    import os
+
+    import onnxruntime
+    from piper import PiperVoice
+    from piper.config import PiperConfig
+
+    opts = onnxruntime.SessionOptions()
+    opts.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+    config = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
+    session = onnxruntime.InferenceSession(str(path), sess_options=opts, providers=providers)
+    return PiperVoice(config=PiperConfig.from_dict(config), session=session)
 
 
 class Synthesizer:
