@@ -327,3 +327,41 @@ def test_settings_saved_from_the_window_apply_to_the_next_request(qtbot, open_wi
     assert w.assistant.store is old.store  # same database, same history
     type_and_enter(qtbot, w, "hello")
     assert wait_finished(qtbot, w).status == "done"
+
+
+def test_an_answer_with_a_produced_image_and_speech(qtbot, open_window, jarvis_env, tmp_path):
+    """A tiny random DETR in the model cache (loaded through the same code path as a real one)
+    draws its boxes into a new image; the answer shows it as a thumbnail beside the spoken result."""
+    pytest.importorskip("torch")
+    tiny = pytest.importorskip("helpers.tiny_models")
+    from PIL import Image
+    from skimage import data
+
+    build = tmp_path / "detr"
+    build.mkdir()
+    tiny.object_detector(build)
+    tiny.put_in_cache(jarvis_env / "model_cache", "tiny/detr-resnet", build)
+    photo = tmp_path / "astronaut.png"
+    Image.fromarray(data.astronaut()).save(photo)
+
+    w = open_window()
+    w.attach_files([str(photo)])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=20_000)
+    type_and_enter(qtbot, w, "Detect the objects in this image and say what you found out loud")
+    result = wait_finished(qtbot, w, timeout=240_000)
+    assert result.status == "done", result.error
+    assert [t.task for t in result.plan.tasks] == ["object-detection", "text-to-speech"]
+    assert w.plan.rows[0].model_id == "tiny/detr-resnet"
+    answer = w.conversation.last("assistant")
+    thumbs, audio = answer.thumbnails(), answer.audio_items()
+    assert len(thumbs) == 1 and thumbs[0].path.endswith("detected.png")
+    assert len(audio) == 1 and audio[0].path.endswith(".wav")
+    qtbot.waitUntil(lambda: thumbs[0].loaded, timeout=10_000)
+    screenshot(w, "03b-answer-image-and-audio")
+    # reopened from the history, the produced files come back with the conversation
+    sid = w.session_id
+    w.new_conversation()
+    assert w.open_session(sid)
+    again = w.conversation.last("assistant")
+    assert [t.path for t in again.thumbnails()] == [thumbs[0].path]
+    assert [a.path for a in again.audio_items()] == [audio[0].path]
