@@ -409,7 +409,7 @@ class OfflinePlanner:
         text_given = (
             any(k == "text" for k in _att_kinds(reading, attachments))
             or any(len(q.text.split()) >= 8 for q in reading.quotes)
-            or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES)
+            or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES and d.task not in QA_FAMILY)
         )
         if key == "visual-question-answering":
             return "document-question-answering" if doc_here and not re.search(r"\b(colou?r|how many|who is)\b", sentence, re.I) else key
