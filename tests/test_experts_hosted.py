@@ -272,3 +272,10 @@ def test_conversational_uses_the_chat_route_of_your_own_server(fake, tmp_path, c
     req = fake.requests[0]
     assert req["path"].endswith("/chat/completions")
     assert json.loads(req["body"])["messages"] == [{"role": "user", "content": "hello"}]
+
+
+def test_a_malformed_answer_is_a_clear_error(fake, tmp_path, ctx):
+    b = quick(HostedBackend(settings_for(fake, tmp_path)))
+    fake.reply(200, {"unexpected": True})
+    with pytest.raises(HostedUnavailable, match="hosted model 'org/m' gave an unusable answer"):
+        b.run("summarization", "org/m", {"text": "x"}, ctx)
