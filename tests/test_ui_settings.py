@@ -143,3 +143,26 @@ def test_secrets_without_a_keyring_fall_back_to_the_environment(monkeypatch, jar
         assert load_settings().api_key == "sk-from-env"
     finally:
         keyring.set_keyring(previous)
+
+
+def test_the_window_takes_the_key_from_the_keyring_after_it_appears(qtbot, jarvis_env, os_keyring, monkeypatch):
+    from jarvis_desktop.config import load_settings
+    from jarvis_desktop.ui.main_window import MainWindow
+
+    os_keyring.set_password("jarvis-desktop", "api_key", "sk-kept")
+    os_keyring.set_password("jarvis-desktop", "hf_token", "hf-kept")
+    monkeypatch.setenv("HF_TOKEN", "hf-from-env")
+    import os
+
+    settings = load_settings(env=dict(os.environ))  # what run_app reads before the first paint
+    assert settings.api_key == "" and settings.hf_token == "hf-from-env"
+    w = MainWindow(settings, fill_secrets=True)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.assistant is not None, timeout=30_000)
+    assert w.settings.api_key == "sk-kept"
+    assert w.settings.hf_token == "hf-from-env"  # the environment still wins
+    assert w.assistant.settings.api_key == "sk-kept"
+    assert w.first_run is False and not w.banner.isVisible()  # a language model is configured
+    w.close()
+    qtbot.waitUntil(lambda: w._closed, timeout=30_000)

@@ -68,6 +68,7 @@ def wait_finished(qtbot, window, timeout: int = 120_000):
 
 def test_enter_runs_the_pipeline_and_the_plan_panel_follows_each_task(qtbot, open_window):
     w = open_window()
+    assert w.first_run is True
     qtbot.waitUntil(lambda: w.banner.isVisible(), timeout=30_000)
     assert "offline" in w.banner.label.text().lower()
     assert "Settings" in w.banner.label.text()

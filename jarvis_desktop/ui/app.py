@@ -33,7 +33,9 @@ def run_app(argv: list[str] | None = None) -> int:
     app.setOrganizationName("jarvis-desktop")
     app.setDesktopFileName("jarvis-desktop")
     try:
-        settings = load_settings()
+        # the environment but not yet the keyring: finding a keyring backend can take half a
+        # second, so the window fills the keys in after its first paint (fill_secrets)
+        settings = load_settings(env=dict(os.environ))
     except SettingsError as e:
         QMessageBox.critical(None, "JARVIS", f"The settings cannot be read:\n{e}\n\nThe defaults are used for now.")
         from ..config import Settings
@@ -41,7 +43,7 @@ def run_app(argv: list[str] | None = None) -> int:
         settings = Settings()
     from .main_window import MainWindow
 
-    window = MainWindow(settings)
+    window = MainWindow(settings, fill_secrets=True)
     if os.environ.get("JARVIS_STARTUP_PROBE"):  # bench/startup.py: report when shown, then quit
         _probe(app, window, os.environ["JARVIS_STARTUP_PROBE"])
     window.show()

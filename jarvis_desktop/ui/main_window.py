@@ -70,9 +70,11 @@ class MainWindow(QMainWindow):
     ready = Signal()  # the assistant exists: requests can be sent
     request_finished = Signal(object)
 
-    def __init__(self, settings: Any, parent: QWidget | None = None):
+    def __init__(self, settings: Any, parent: QWidget | None = None, *, fill_secrets: bool = False):
         super().__init__(parent)
         self.settings = settings
+        self.first_run: bool | None = None  # decided once the pipeline exists
+        self._fill_secrets = fill_secrets  # settings were read without the keyring (see app.py)
         self.assistant: Any = None
         self.session_id: str | None = None
         self.worker: RequestWorker | None = None
@@ -194,6 +196,12 @@ class MainWindow(QMainWindow):
         if self._closed or self._core_started:
             return
         self._core_started = True
+        if self._fill_secrets:
+            from ..secrets import stored_secrets
+
+            for name, value in stored_secrets().items():
+                if not getattr(self.settings, name, ""):  # empty: the environment did not set it
+                    setattr(self.settings, name, value)
         from ..pipeline.assistant import Assistant
 
         self.assistant = Assistant(self.settings)
@@ -209,7 +217,8 @@ class MainWindow(QMainWindow):
 
     def _first_run_banner(self) -> None:
         s = self.settings
-        if s.api_key or s.base_url or s.azure_endpoint:  # a language model is set up: not a first run
+        self.first_run = not (s.api_key or s.base_url or s.azure_endpoint)  # no language model set up
+        if not self.first_run:
             return
         assistant = self.assistant
         run_job(assistant.local_task_types, self._show_banner, lambda m: self._show_banner([]), name="capabilities",
