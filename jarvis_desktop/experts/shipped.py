@@ -78,7 +78,11 @@ def minilm_dir() -> Path | None:
             if not (root / "config.json").is_file():  # zipped inside a folder
                 inner = [p for p in tmp.iterdir() if (p / "config.json").is_file()]
                 root = inner[0] if inner else tmp
-            os.replace(root, target) if root != tmp else os.replace(tmp, target)
+            try:
+                os.replace(root, target)
+            except OSError:  # another process unpacked it first
+                if not (target / "config.json").is_file():
+                    raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
