@@ -83,8 +83,8 @@ def test_enter_runs_the_pipeline_and_the_plan_panel_follows_each_task(qtbot, ope
     # the plan panel saw the task wait, run and finish, with the model and where it ran
     assert w.plan.states(0) == ["waiting", "running", "done"]
     row = w.plan.rows[0]
-    assert row.model_id and row.item.text(1) == row.model_id
-    assert row.reason and row.reason in row.item.toolTip(1)
+    assert row.model_id and row.model_id.endswith("/" + row.item.text(1))
+    assert row.model_id in row.item.toolTip(1) and row.reason and row.reason in row.item.toolTip(1)
     assert row.item.text(2) == "CPU"
     assert "done" in w.plan.status_text(0)
     # the answer is on screen and names what was found
@@ -366,3 +366,20 @@ def test_an_answer_with_a_produced_image_and_speech(qtbot, open_window, jarvis_e
     again = w.conversation.last("assistant")
     assert [t.path for t in again.thumbnails()] == [thumbs[0].path]
     assert [a.path for a in again.audio_items()] == [audio[0].path]
+
+
+def test_a_failed_task_shows_its_error_and_its_dependant_is_skipped(qtbot, open_window):
+    w = open_window()
+    type_and_enter(qtbot, w, "Summarize this text, then read the summary aloud: The quick brown fox jumps "
+                             "over the lazy dog. It was a sunny day and everyone was happy.")
+    result = wait_finished(qtbot, w)
+    assert [t.task for t in result.plan.tasks] == ["summarization", "text-to-speech"]
+    assert w.plan.states(0) == ["waiting", "running", "failed"]
+    assert w.plan.states(1) == ["waiting", "skipped"]
+    failed, skipped = w.plan.rows[0], w.plan.rows[1]
+    assert "not in the local model cache" in failed.item.text(4)
+    assert "jarvis models pull" in failed.item.toolTip(3)
+    assert "failed" in skipped.item.text(4)
+    assert skipped.item.parent() is failed.item
+    assert "failed" in w.conversation.last("assistant").text
+    screenshot(w, "02b-failed-and-skipped")

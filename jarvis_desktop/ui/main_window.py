@@ -480,6 +480,7 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
+        self.hide()  # gone for the user at once, while background work winds down
         self.mic_controls.detach()
         self.voice.close()
         if self.assistant is not None:
@@ -487,7 +488,7 @@ class MainWindow(QMainWindow):
                 self.assistant.close()
             except Exception:
                 log.exception("closing the assistant failed")
-        if not join_all(timeout=15.0):
+        if not join_all(timeout=5.0):  # a download cannot be interrupted: its daemon thread ends with us
             log.warning("some background work was still running at exit")
 
 

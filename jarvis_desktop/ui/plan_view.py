@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QTimer, Qt, QUrl, Signal
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
-from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 COLUMNS = ("Task", "Model", "On", "Status", "Output")
 COL_TASK, COL_MODEL, COL_WHERE, COL_STATUS, COL_OUTPUT = range(5)
@@ -25,6 +25,12 @@ STATUS_COLOURS = {
 }
 STATUS_MARKS = {"waiting": "○", "running": "▶", "done": "✔", "failed": "✘", "skipped": "–", "cancelled": "■"}
 STAGE_TEXT = {"plan": "Planning…", "select": "Choosing models…", "execute": "Running tasks…", "respond": "Writing the answer…"}
+
+
+def short_model(model_id: str) -> str:
+    """The model's own name without its organisation (the full id is in the tooltip): the end of
+    an id is what tells models apart in a narrow column."""
+    return (model_id or "").rstrip("/").rsplit("/", 1)[-1]
 
 
 def where_label(where: str) -> str:
@@ -63,8 +69,11 @@ class PlanPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("planPanel")
         self.title = QLabel("<b>Plan</b>")
+        # a long request in the title must not widen the panel
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.summary = QLabel("No request yet. Each request is split into tasks; they show up here as they run.")
         self.summary.setWordWrap(True)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.summary.setObjectName("planSummary")
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
@@ -81,7 +90,7 @@ class PlanPanel(QWidget):
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self.tree.setColumnWidth(COL_MODEL, 130)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._clicked)
         lay = QVBoxLayout(self)
@@ -164,7 +173,7 @@ class PlanPanel(QWidget):
             row = self.rows.get(e.task_id)
             if row:
                 row.model_id, row.reason, row.where = e.model_id, e.reason, e.where
-                row.item.setText(COL_MODEL, e.model_id or "(none available)")
+                row.item.setText(COL_MODEL, short_model(e.model_id) or "(none available)")
                 tip = f"<b>{_esc(e.model_id or 'no model')}</b><br>{_esc(e.reason)}"
                 if e.candidates:
                     tip += "<br><br>Candidates: " + ", ".join(_esc(c) for c in e.candidates[:8])
@@ -238,8 +247,8 @@ class PlanPanel(QWidget):
             if row is None:
                 continue
             row.model_id, row.reason, row.where = t.get("model_id") or "", t.get("reason") or "", t.get("where_ran") or ""
-            row.item.setText(COL_MODEL, row.model_id or "(none)")
-            row.item.setToolTip(COL_MODEL, _esc(row.reason))
+            row.item.setText(COL_MODEL, short_model(row.model_id) or "(none)")
+            row.item.setToolTip(COL_MODEL, f"<b>{_esc(row.model_id)}</b><br>{_esc(row.reason)}")
             row.item.setText(COL_WHERE, where_label(row.where))
             row.seconds = t.get("seconds")
             row.error = t.get("error") or ""
