@@ -13,6 +13,14 @@ from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.offline import OfflinePlanner
 
 
+@pytest.fixture(autouse=True)
+def no_swallowed_errors(caplog):
+    """The planner turns its own bugs into an empty plan for users; in tests they must fail."""
+    yield
+    failures = [r for r in caplog.records if r.name.startswith("jarvis_desktop.planning") and r.levelname == "ERROR"]
+    assert not failures, failures[0].getMessage()
+
+
 @pytest.fixture(scope="module")
 def planner() -> OfflinePlanner:
     return OfflinePlanner(use_embeddings=False)

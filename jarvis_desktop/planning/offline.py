@@ -68,6 +68,8 @@ ASK_RE = re.compile(
     r"|^\W*(?:and |then |also |finally |lastly |next |now )?(?:generate|create|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|convert|provide|give|produce|enhance|improve|read|tell|find|draw|analy[sz]e|determine|compare|write|compose)\b",
     re.I,
 )
+#: How many characters shorter a generic ("weak") phrase counts when it overlaps a specific one.
+WEAK_PENALTY = 12
 #: Cosine similarity above which an example request is trusted to name a step's task.
 EMBED_THRESHOLD = 0.62
 MEDIA_NAMES = {"image", "audio", "video", "text"}
@@ -92,6 +94,7 @@ class _Entry:
     maps_to: str | None = None
     instruction: bool = False
     guided: bool = False
+    weak: list[re.Pattern[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -111,10 +114,10 @@ class Knowledge:
         entries = []
         for key, spec in raw["tasks"].items():
             pats = [re.compile(p.replace("LANG", langs), re.I) for p in spec["patterns"]]
-            entries.append(
-                _Entry(key, spec["description"], pats, spec.get("examples", []), spec.get("medium"), spec.get("maps_to"),
-                       bool(spec.get("takes_instruction")), bool(spec.get("guided")))
-            )
+            entry = _Entry(key, spec["description"], pats, spec.get("examples", []), spec.get("medium"), spec.get("maps_to"),
+                           bool(spec.get("takes_instruction")), bool(spec.get("guided")))
+            entry.weak = [re.compile(p.replace("LANG", langs), re.I) for p in spec.get("weak_patterns", [])]
+            entries.append(entry)
         words = lambda xs: re.compile(r"\b(?:" + "|".join(re.escape(x) for x in sorted(xs, key=len, reverse=True)) + r")\b", re.I)  # noqa: E731
         return cls(
             entries,
@@ -219,17 +222,17 @@ class OfflinePlanner:
 
     def _detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
         text = reading.text
-        found: list[tuple[int, int, _Entry]] = []
+        found: list[tuple[int, int, _Entry, int]] = []
         for e in self.kb.entries:
-            for rx in e.patterns:
+            for rx, penalty in [(p, 0) for p in e.patterns] + [(p, WEAK_PENALTY) for p in e.weak]:
                 for m in rx.finditer(text):
                     if _inside(m.start(), reading.quotes) or _inside(m.start(), reading.files):
                         continue
-                    found.append((m.start(), m.end(), e))
+                    found.append((m.start(), m.end(), e, penalty))
         # Overlapping matches: the longer (more specific) phrase wins.
-        found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+        found.sort(key=lambda f: (-(f[1] - f[0] - f[3]), f[0]))
         kept: list[tuple[int, int, _Entry]] = []
-        for a, b, e in found:
+        for a, b, e, _ in found:
             # a long phrase (a whole question) never hides the shorter step phrases inside it
             if any(not (b <= x or a >= y) and y - x <= 60 for x, y, _ in kept):
                 continue
