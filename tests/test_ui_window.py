@@ -383,3 +383,17 @@ def test_a_failed_task_shows_its_error_and_its_dependant_is_skipped(qtbot, open_
     assert skipped.item.parent() is failed.item
     assert "failed" in w.conversation.last("assistant").text
     screenshot(w, "02b-failed-and-skipped")
+
+
+def test_a_refused_request_is_shown_as_an_error_turn(qtbot, open_window, tmp_path):
+    w = open_window()
+    gone = tmp_path / "gone.wav"
+    gone.write_bytes(b"RIFF")
+    w.attachments.add(gone)  # accepted at once by name; removed from disk before sending
+    gone.unlink()
+    w.input.setPlainText("transcribe this")
+    assert w.send()
+    result = wait_finished(qtbot, w)
+    assert result.status == "failed" and "gone.wav" in result.error
+    answer = w.conversation.last("assistant")
+    assert answer.objectName() == "errorBubble" and "gone.wav" in answer.text

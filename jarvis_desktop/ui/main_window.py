@@ -300,7 +300,8 @@ class MainWindow(QMainWindow):
             answer.set_status("")
         elif kind == "RequestFailed":
             answer.setObjectName("errorBubble")
-            answer.setStyleSheet("")  # re-apply the window style for the new object name
+            answer.style().unpolish(answer)  # re-apply the window style for the new object name
+            answer.style().polish(answer)
         elif kind == "RequestCancelled":
             answer.set_status(f"Stopped (during {e.stage}).")
             if not answer.text:
