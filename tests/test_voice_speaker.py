@@ -229,3 +229,14 @@ def test_event_speaker_follows_pipeline_events(device, synth):
     assert sp.wait(60)
     sp.close()
     assert [e.text for e in sp.events if e.kind == "played"] == ["Sure.", "Here it is.", "Not streamed."]
+
+
+def test_the_volume_setting_is_applied_once(device, synth):
+    from jarvis_desktop.config import Settings
+
+    full, _ = synth.synthesize("Volume check.")
+    sp = EventSpeaker(Settings(volume=0.5))
+    sp.say("Volume check.")
+    assert sp.wait(30)
+    sp.close()
+    assert np.max(np.abs(device.played())) == pytest.approx(0.5 * np.max(np.abs(full)), rel=0.02)

@@ -83,12 +83,13 @@ def listen_loop(
         return 1
     speaker = None
     if speak:
-        synthesizer = synthesizer or Synthesizer.from_settings(settings)
+        synthesizer = synthesizer or Synthesizer.from_settings(settings, volume=1.0)
         try:
             synthesizer.load()
         except VoiceError as e:
             note(f"jarvis: {e}; answers will be spoken with espeak-ng")
-        speaker = StreamingSpeaker(synthesizer, player or Player(settings.output_device), on_event=on_speaker_event)
+        player = player or Player(settings.output_device, volume=settings.volume)  # volume applied here only
+        speaker = StreamingSpeaker(synthesizer, player, on_event=on_speaker_event)
 
     inbox: queue.Queue = queue.Queue()
     recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")

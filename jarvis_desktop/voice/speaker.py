@@ -331,8 +331,9 @@ class EventSpeaker(StreamingSpeaker):
         from .playback import Player
         from .tts import Synthesizer
 
-        synthesizer = synthesizer or Synthesizer.from_settings(settings)
-        player = player or Player(settings.output_device, volume=1.0)
+        # the volume setting is applied once, at playback (a Player given here should carry it)
+        synthesizer = synthesizer or Synthesizer.from_settings(settings, volume=1.0)
+        player = player or Player(settings.output_device, volume=settings.volume)
         super().__init__(synthesizer, player, **kw)
         self._streamed: set[str] = set()
 

@@ -123,8 +123,11 @@ class Synthesizer:
         self._piper_failed: str = ""
 
     @classmethod
-    def from_settings(cls, settings) -> "Synthesizer":
-        return cls(settings.voice, cache_dir=settings.model_cache_path, volume=settings.volume, device=settings.device)
+    def from_settings(cls, settings, *, volume: float | None = None) -> "Synthesizer":
+        """The configured voice. ``volume`` overrides the setting: pass 1.0 when a Player applies
+        the volume at playback, so it is not applied twice."""
+        vol = settings.volume if volume is None else volume
+        return cls(settings.voice, cache_dir=settings.model_cache_path, volume=vol, device=settings.device)
 
     @property
     def espeak_only(self) -> bool:
