@@ -281,6 +281,13 @@ class OfflinePlanner:
                 continue
             kept.append(d)
         out = kept
+        # "a video that visualizes it" is one video, not an image and a video.
+        videos = {reading.clause_at(d.start) for d in out if d.task == "text-to-video"}
+        out = [
+            d for d in out
+            if not (d.task == "text-to-image" and reading.clause_at(d.start) in videos
+                    and not re.search(r"\b(image|picture|photo|illustration|drawing|painting|poster|graphic)s?\b", reading.text[d.start : d.end], re.I))
+        ]
         # A guided generation is the image generation of its sentence, not a second one.
         guided = [d for d in out if d.guided]
         out = [d for d in out if not (d.task == "text-to-image" and any(reading.sentence_of(g.start) == reading.sentence_of(d.start) for g in guided))]
