@@ -281,6 +281,9 @@ class OfflinePlanner:
                 continue
             kept.append(d)
         out = kept
+        # "change the background and increase the brightness": one instructed edit, not an edit and an enhancement.
+        edit_clauses = {reading.clause_at(d.start) for d in out if d.task == "image-to-image" and d.instruction}
+        out = [d for d in out if not (d.task == "image-to-image" and not d.instruction and reading.clause_at(d.start) in edit_clauses)]
         # "a video that visualizes it" is one video, not an image and a video.
         videos = {reading.clause_at(d.start) for d in out if d.task == "text-to-video"}
         out = [
