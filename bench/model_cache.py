@@ -116,12 +116,13 @@ def main() -> None:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\ncold vs warm ({a.device}, {os.cpu_count()} CPUs, load average {load:.1f}; warm = median of {a.warm_runs})")
-    print(f"{'expert':<68} {'cold s':>8} {'warm s':>8} {'cold/warm':>10}")
+    print(f"{'expert':<68} {'load s':>7} {'cold s':>8} {'warm s':>8} {'cold/warm':>10}")
     for task, model_id, args in experts + ([] if a.cache else SHIPPED_EXPERTS):
         reg.model_cache.clear()
         cold = run(task, model_id, args)
         warm = statistics.median(run(task, model_id, args) for _ in range(a.warm_runs))
-        print(f"{task + ' ' + model_id:<68} {cold:8.3f} {warm:8.3f} {cold / warm:10.1f}")
+        load = sum(reg.model_cache.stats().load_seconds.values())
+        print(f"{task + ' ' + model_id:<68} {load:7.3f} {cold:8.3f} {warm:8.3f} {cold / warm:10.1f}")
 
     reg.model_cache.clear()
     before = reg.model_cache.stats()
@@ -132,7 +133,8 @@ def main() -> None:
             run(task, model_id, args)
         totals.append(time.perf_counter() - t)
     s = reg.model_cache.stats()
-    print(f"\n{len(plan)}-task plan: first run {totals[0]:.3f} s, second run {totals[1]:.3f} s, "
+    print(f"\nmodel loads in the plan's first run: {sum(s.load_seconds.values()):.3f} s")
+    print(f"{len(plan)}-task plan: first run {totals[0]:.3f} s, second run {totals[1]:.3f} s, "
           f"ratio {totals[0] / totals[1]:.1f}x (loads {s.loads - before.loads}, warm hits {s.hits - before.hits}, "
           f"evictions {s.evictions - before.evictions})")
 

@@ -81,6 +81,7 @@ class CacheStats:
     loads: int
     hits: int
     evictions: int
+    load_seconds: dict[str, float] = field(default_factory=dict)  # per loaded model, its last load time
 
 
 class ModelCache:
@@ -226,4 +227,5 @@ class ModelCache:
                 loads=self.loads,
                 hits=self.hits,
                 evictions=self.evictions,
+                load_seconds={k: round(e.load_seconds, 4) for k, e in self._entries.items()},
             )
