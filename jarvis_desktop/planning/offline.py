@@ -515,7 +515,9 @@ class OfflinePlanner:
         sentence = r.sentence_of(d.start)
         after = r.text[d.start : clause.end]
         backref = bool(self.kb.backref_re.search(clause.text)) or bool(re.search(r"\b(it|its|them|this|that|these|those)\b", after, re.I))
-        parallel = bool(self.kb.parallel_re.search(clause.text)) and not re.search(r"\b(result|generated|output|answer|summary|translation|transcri\w+|description|caption|label)\b", clause.text, re.I)
+        parallel = bool(self.kb.parallel_re.search(clause.text)) and not re.search(
+            r"\b(result\w*|generated|output|answer|summary|translation|transcri\w+|description|caption|label|modified|edited|new|newly|enhanced|processed|altered|updated|transformed|created|segmented)\b",
+            clause.text, re.I)
         if d.task == "guided":
             return self._add_guided(d, st, later, dry)
         spec = TASK_TYPES[d.task]
