@@ -357,6 +357,8 @@ class OfflinePlanner:
         if e.medium == "read" and re.match(r"describ", reading.text[a:b], re.I) and not self._says(reading, a, "image") and prior \
                 and TASK_TYPES.get(prior[-1].task) is not None and TASK_TYPES[prior[-1].task].output == "text":
             return "text-generation"  # "describe it briefly" after a text step: write about that text
+        if e.medium == "read" and re.search(r"\bbased on (?:the|this|that|my) (?:\w+ )?(?:translation|summary|text|answer|label|result|transcript|classification)", reading.clauses[reading.clause_at(a)].text, re.I):
+            return "text-generation"  # "a description of the image based on the translation" is written from text
         if e.medium == "read":
             return "automatic-speech-recognition" if medium == "audio" and self._says(reading, a, "audio") else "image-to-text"
         if e.medium == "transcribe":
@@ -416,7 +418,9 @@ class OfflinePlanner:
         if not _has(reading, attachments, prior, "image"):
             return "question-answering"
         sentence = reading.sentence_of(a).text
-        image_word = re.search(r"\b(image|picture|photo|scan|pic|screenshot|it)s?\b", sentence, re.I)
+        image_word = re.search(r"\b(image|picture|photo|scan|pic|screenshot|it)s?\b", sentence, re.I) or any(
+            kind_of(w) == "image" for w in re.findall(r"[\w.-]+\.\w+", sentence)
+        )
         doc_here = DOC_WORDS_RE.search(sentence)
         doc_any = doc_here or DOC_WORDS_RE.search(reading.text)
         text_given = (
