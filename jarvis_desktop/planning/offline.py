@@ -68,6 +68,7 @@ ASK_RE = re.compile(
     r"|^\W*(?:and |then |also |finally |lastly |next |now )?(?:generate|create|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|convert|provide|give|produce|enhance|improve|read|tell|find|draw|analy[sz]e|determine|compare|write|compose)\b",
     re.I,
 )
+PURPOSE_RE = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could|may|might)\b[^.?!,;]*|\bfor (?:a )?(?:better|easier|easy|quick|clearer) (?:understanding|listening|reading|review|view)\b", re.I)
 #: How many characters shorter a generic ("weak") phrase counts when it overlaps a specific one.
 WEAK_PENALTY = 12
 #: Cosine similarity above which an example request is trusted to name a step's task.
@@ -222,11 +223,13 @@ class OfflinePlanner:
 
     def _detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
         text = reading.text
+        # "..., so I can review the main points": a purpose, not a step
+        purposes = [Span(m.group(0), m.start(), m.end()) for m in PURPOSE_RE.finditer(text)]
         found: list[tuple[int, int, _Entry, int]] = []
         for e in self.kb.entries:
             for rx, penalty in [(p, 0) for p in e.patterns] + [(p, WEAK_PENALTY) for p in e.weak]:
                 for m in rx.finditer(text):
-                    if _inside(m.start(), reading.quotes) or _inside(m.start(), reading.files):
+                    if _inside(m.start(), reading.quotes) or _inside(m.start(), reading.files) or _inside(m.start(), purposes):
                         continue
                     found.append((m.start(), m.end(), e, penalty))
         # Overlapping matches: the longer (more specific) phrase wins.
