@@ -779,7 +779,7 @@ _QUALITY_RE = re.compile(r"\b(?:high[- ]quality|enhanced|improved|crisp|clean(?:
 
 def _asks(reading: RequestReading, pos: int) -> bool:
     sent = reading.sentence_of(pos).text
-    return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager)\b", sent, re.I))
+    return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager|would (?:really )?appreciate)\b", sent, re.I))
 
 
 def _quality_steps(reading: RequestReading, dets: list[Detection]) -> list[Detection]:
