@@ -439,7 +439,8 @@ class OfflinePlanner:
             return "question-answering"
         if doc_any and not text_given:
             return "document-question-answering"
-        return "visual-question-answering" if image_word else "question-answering"
+        # no text to read the answer from, but a picture: the question is about the picture
+        return "visual-question-answering" if image_word or not text_given else "question-answering"
 
     # ----------------------------------------------------------------------------------------
     # embeddings
