@@ -698,6 +698,11 @@ class OfflinePlanner:
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or _prompt_text(r.text)
             return _prompt_text(clause.text) if d.task != "question-answering" else None
+        if d.task == "text-to-video" and not prod and self._says(r, d.start, "image"):
+            # "turn this photo of a quote into a video": the video is made from what the image says
+            src = _nearest_file("image", d.start, st, before_only=True)
+            if src:
+                return "ok" if dry else placeholder(self._bridge(st, "image-to-text", "image", src, d.start))
         if d.task in ("text-to-image", "text-to-video") and not prod:
             # "visualize the scene I described in this recording": the speech is the description
             src = _nearest_file("audio", d.start, st, before_only=True)
