@@ -115,6 +115,8 @@ async def _parse(request: Request, model: type[BaseModel], state: ServerState, r
         data: dict[str, Any] = {}
         for key, value in form.multi_items():
             if isinstance(value, UploadFile):
+                if not value.filename and not value.size:  # a form's file input left empty
+                    continue
                 uploaded.append(str(await folder.save_upload(value)))
             elif key == "files":
                 data.setdefault("files", []).append(value)
