@@ -118,6 +118,15 @@ def test_wheel_installs_and_runs_from_a_fresh_venv(fresh_venv, tmp_path):
     assert "task types run offline now" in doctor.stdout
     assert "Systran/faster-whisper-tiny.en" in doctor.stdout  # a shipped model was found
 
+    # The desktop entry and icons ship in the wheel, and the entry starts this installation.
+    xdg = tmp_path / "xdg"
+    entry = subprocess.run([str(fresh_venv / "bin" / "jarvis"), "install-desktop-entry"], cwd=tmp_path,
+                           env=_env(tmp_path, XDG_DATA_HOME=str(xdg)), capture_output=True, text=True, timeout=120)
+    assert entry.returncode == 0, entry.stderr
+    text = (xdg / "applications" / "jarvis-desktop.desktop").read_text()
+    assert f"Exec={fresh_venv / 'bin' / 'jarvis'} gui" in text
+    assert (xdg / "icons/hicolor/256x256/apps/jarvis-desktop.png").is_file()
+
 
 def test_installed_wheel_plans_offline(fresh_venv, tmp_path):
     """The offline planner reads resources/planner from an installed wheel too."""

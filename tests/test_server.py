@@ -279,8 +279,30 @@ def test_an_upload_over_the_limit_gets_413(server):
                                                                         "content_base64": base64.b64encode(big).decode()}]})
     assert r.status_code == 413 and "limit" in r.json()["error"]["message"]
     assert inline.status_code == 413
+    chunked = _post_chunked(server, "/v1/plan", [b'{"request": "x", "files": [{"name": "a.wav", "content_base64": "']
+                            + [b"A" * 65536] * (MAX_UPLOAD_MB * 16 + 4) + [b'"}]}'])
+    assert chunked == 413  # no Content-Length: the limit is counted as the body streams in
     after = {p for p in (server.data / "uploads").rglob("*")} if (server.data / "uploads").exists() else set()
     assert not [p for p in after - before if p.name.startswith("huge")]
+
+
+def _post_chunked(server, path: str, chunks: list[bytes]) -> int:
+    """POST with Transfer-Encoding: chunked (no Content-Length); the response status."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    conn.putrequest("POST", path)
+    conn.putheader("Authorization", f"Bearer {TOKEN}")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.endheaders()
+    try:
+        for chunk in chunks:
+            conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        conn.send(b"0\r\n\r\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server answered and closed before the whole body was sent
+    status = conn.getresponse().status
+    conn.close()
+    return status
 
 
 def test_outputs_serve_only_what_a_session_produced(server):
