@@ -306,7 +306,8 @@ class OfflinePlanner:
                 between = reading.text[a.end : b.start]
                 feeds = set(_outputs(b.task)) & {("text" if n in ("text", "context", "text2") else n) for n in TASK_TYPES[a.task].inputs}
                 adjective = bool(re.fullmatch(r"\s*", between)) and bool(SPOKEN_ADJ_RE.fullmatch(reading.text[a.start : a.end]))
-                if feeds and (USING_RE.search(between) or adjective or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
+                using = bool(USING_RE.search(reading.text[max(a.end, b.start - 30) : b.start])) and b.task != "sentence-similarity"
+                if feeds and (using or adjective or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
                     b.start = a.start - 1
         out.sort(key=lambda d: d.start)
         return out
