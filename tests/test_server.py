@@ -207,6 +207,25 @@ def test_ask_streams_pipeline_events_and_serves_the_output(server):
     assert audio.content == Path(result["outputs"][0]["path"]).read_bytes()
 
 
+def test_a_client_leaving_a_stream_cancels_its_request(server, speech_wav):
+    with server.client() as c:
+        sid = c.post("/v1/ask", json={"request": "hello"}).json()["session_id"]
+        with c.stream("POST", "/v1/ask", json={"request": "transcribe this recording", "files": [str(speech_wav)],
+                                               "session_id": sid, "stream": True}) as r:
+            for line in r.iter_lines():
+                if line.startswith("event: TaskStarted"):
+                    break  # leave while the recording is being transcribed
+        status = "running"
+        for _ in range(300):
+            requests = c.get(f"/v1/sessions/{sid}").json()["requests"]
+            status = requests[-1]["status"] if len(requests) == 2 else "running"
+            if status != "running":
+                break
+            time.sleep(0.2)
+    assert status == "cancelled"
+    assert requests[-1]["error"].startswith("cancelled during")
+
+
 # -- the session log ---------------------------------------------------------------------------
 
 def test_sessions_list_and_detail(server):
