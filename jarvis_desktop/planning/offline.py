@@ -504,7 +504,9 @@ class OfflinePlanner:
         while pending and guard < 4 * len(dets) + 4:
             guard += 1
             d = pending.pop(0)
-            later = {k for p in pending for k in _outputs(p.task)}
+            # kinds a later step makes from something else (a step that turns text into text
+            # cannot be waited for by another text step: they would wait for each other)
+            later = {k for p in pending for k in _outputs(p.task) if k not in _input_kinds(p.task)}
             result = self._add(d, st, later)
             if result == "defer":
                 pending.append(d)
@@ -818,6 +820,12 @@ def _outputs(task: str) -> tuple[str, ...]:
     if task == "guided":
         return ("image",)
     return LINK_OUTPUTS.get(task, (TASK_TYPES[task].output,))
+
+
+def _input_kinds(task: str) -> set[str]:
+    if task == "guided":
+        return {"image", "text"}
+    return {"text" if n in ("text", "context", "text2") else n for n in TASK_TYPES[task].inputs}
 
 
 def _att_kinds(reading: RequestReading, attachments: list[Attachment]) -> list[str]:
