@@ -156,6 +156,14 @@ def test_text_task_on_an_image_reads_the_image_first(planner, files):
     assert tasks_of(check) == ["image-to-text", "summarization"]
 
 
+def test_a_waiting_step_keeps_its_place_in_the_chain(planner, files):
+    """The summary waits for the reading step; the translation still reads the summary."""
+    check = planner.plan("Summarize the text in this scanned page, then translate the summary into French.", [files["scan.png"]])
+    assert tasks_of(check) == ["image-to-text", "summarization", "translation"]
+    read, summ, tr = check.plan.tasks
+    assert summ.dep == [read.id] and tr.dep == [summ.id]
+
+
 # ---------------------------------------------------------------------------------------------
 # bad input: an empty plan with a note, never an exception
 

@@ -499,24 +499,26 @@ class OfflinePlanner:
     # linking
 
     def _build(self, dets: list[Detection], st: _State) -> None:
+        """Add the steps in the order asked; a step whose input a later step makes waits for it.
+
+        A waiting step goes right after the step it waits for (not to the end), so the steps
+        after it still chain to it. Each step waits at most once, so the loop ends.
+        """
         pending = list(dets)
-        guard = 0
-        while pending and guard < 4 * len(dets) + 4:
-            guard += 1
+        waited: set[int] = set()
+        while pending:
             d = pending.pop(0)
             # kinds a later step makes from something else (a step that turns text into text
             # cannot be waited for by another text step: they would wait for each other)
             later = {k for p in pending for k in _outputs(p.task) if k not in _input_kinds(p.task)}
+            if id(d) in waited:
+                later = set()
             result = self._add(d, st, later)
             if result == "defer":
-                pending.append(d)
-                if all(self._add(p, st, set(), dry=True) == "defer" for p in pending):
-                    # nothing can move: place the rest without waiting for later producers
-                    for p in pending:
-                        self._add(p, st, set())
-                    pending = []
-        for p in pending:
-            self._add(p, st, set())
+                waited.add(id(d))
+                needs = _input_kinds(d.task)
+                j = next((i for i, p in enumerate(pending) if (set(_outputs(p.task)) - _input_kinds(p.task)) & needs), len(pending) - 1)
+                pending.insert(j + 1, d)
 
     def _add(self, d: Detection, st: _State, later: set[str], dry: bool = False) -> str:
         """Add one task with its arguments; 'defer' when its input is made by a later step."""
