@@ -165,6 +165,7 @@ class _State:
     used_quotes: set[int] = field(default_factory=set)
     bridges: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    pending: list[Detection] = field(default_factory=list)
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
         for n in reversed(self.nodes):
@@ -258,7 +259,6 @@ class OfflinePlanner:
         if asked:
             dets = asked
         dets += self._quoted_questions(reading, attachments, dets)
-        dets += _quality_steps(reading, dets)
         dets += self._embedding_detections(reading, dets, attachments)
         dets.sort(key=lambda d: d.start)
         # Each task once. Where a task is named twice, the mention in a sentence that asks for
@@ -297,6 +297,9 @@ class OfflinePlanner:
         # A guided generation is the image generation of its sentence, not a second one.
         guided = [d for d in out if d.guided]
         out = [d for d in out if not (d.task == "text-to-image" and any(reading.sentence_of(g.start) == reading.sentence_of(d.start) for g in guided))]
+        # "a high-quality recording of it": the clean-up follows its synthesis step directly
+        out += _quality_steps(reading, out)
+        out.sort(key=lambda d: (d.start, d.via == "quality"))
         # "answer X using depth estimation", "how similar the text in this image is": the step
         # named second makes what the first one reads, so it goes first.
         for i, a in enumerate(out):
@@ -513,6 +516,7 @@ class OfflinePlanner:
             later = {k for p in pending for k in _outputs(p.task) if k not in _input_kinds(p.task)}
             if id(d) in waited:
                 later = set()
+            st.pending = pending
             result = self._add(d, st, later)
             if result == "defer":
                 waited.add(id(d))
@@ -672,7 +676,7 @@ class OfflinePlanner:
         text_file = _nearest_file("text", d.start, st)
         if text_file:
             return text_file
-        if d.task in CONTENT_TASKS and not prod and "text" in later:
+        if d.task in CONTENT_TASKS and not prod and "text" in later and _reader_follows(d, st):
             return "defer"  # a step named later reads the file ("summarize the text in this scan")
         if d.task in CONTENT_TASKS:
             for kind, reader in (("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
@@ -805,7 +809,7 @@ def _quality_steps(reading: RequestReading, dets: list[Detection]) -> list[Detec
             word = m.group(1).lower()
             is_audio = word in ("audio", "speech", "voice", "sound", "auditory", "narration", "spoken")
             if is_audio == (pair[1] == "audio"):
-                out.append(Detection(pair[0], d.end, d.end + 1, "quality"))
+                out.append(Detection(pair[0], d.start, d.end, "quality"))
                 break
     return out
 
@@ -822,6 +826,16 @@ def _outputs(task: str) -> tuple[str, ...]:
     if task == "guided":
         return ("image",)
     return LINK_OUTPUTS.get(task, (TASK_TYPES[task].output,))
+
+
+def _reader_follows(d: Detection, st: _State) -> bool:
+    """A step later in the same sentence reads a file into text (what ``d`` should work on)."""
+    sent = st.reading.sentence_of(d.start)
+    return any(
+        p.start > d.start and sent.start <= p.start < sent.end and p.task != "guided"
+        and _input_kinds(p.task) & {"image", "audio", "video"} and "text" in _outputs(p.task)
+        for p in st.pending
+    )
 
 
 def _input_kinds(task: str) -> set[str]:
