@@ -361,8 +361,8 @@ class OfflinePlanner:
             if medium == "image":
                 return "image-classification"
             return "text-classification" if key == "image-classification" and medium == "text" else (key if medium is None else None)
-        if e.medium == "read" and re.match(r"describ", reading.text[a:b], re.I) and not self._says(reading, a, "image") and prior \
-                and TASK_TYPES.get(prior[-1].task) is not None and TASK_TYPES[prior[-1].task].output == "text":
+        if e.medium == "read" and re.search(r"descri", reading.text[a:b], re.I) and not self._says(reading, a, "image") and prior \
+                and prior[-1].task in TASK_TYPES and "text" in _outputs(prior[-1].task):
             return "text-generation"  # "describe it briefly" after a text step: write about that text
         if e.medium == "read" and re.search(r"\bbased on (?:the|this|that|my) (?:\w+ )?(?:translation|summary|text|answer|label|result|transcript|classification)", reading.clauses[reading.clause_at(a)].text, re.I):
             return "text-generation"  # "a description of the image based on the translation" is written from text
@@ -379,7 +379,7 @@ class OfflinePlanner:
         if key == "text-generation":
             window = reading.text[a:b + 50].lower()
             clause = reading.clauses[reading.clause_at(a)].text
-            after_text = bool(prior) and prior[-1].task in TASK_TYPES and TASK_TYPES[prior[-1].task].output == "text" and not self._says(reading, a, "image")
+            after_text = bool(prior) and prior[-1].task in TASK_TYPES and "text" in _outputs(prior[-1].task) and not self._says(reading, a, "image")
             if re.search(r"descri|caption", window) and medium == "image" and not after_text and not re.search(
                 r"\bbased on\b|\bfrom (?:the|this|that) (?:translation|summary|text|answer|label|result|transcript)", clause, re.I
             ):
