@@ -380,7 +380,7 @@ class OfflinePlanner:
             window = reading.text[a:b + 50].lower()
             clause = reading.clauses[reading.clause_at(a)].text
             after_text = bool(prior) and prior[-1].task in TASK_TYPES and "text" in _outputs(prior[-1].task) and not self._says(reading, a, "image")
-            if re.search(r"descri|caption", window) and medium == "image" and not after_text and not re.search(
+            if re.search(r"\bdescri(?:be|bing|ption)|\bcaption", window) and medium == "image" and not after_text and not re.search(
                 r"\bbased on\b|\bfrom (?:the|this|that) (?:translation|summary|text|answer|label|result|transcript)", clause, re.I
             ):
                 return "image-to-text"
