@@ -75,7 +75,7 @@ class Settings:
     input_device: str = ""
     output_device: str = ""
     volume: float = 1.0
-    silence_ms: int = 600
+    silence_ms: int = 500  # end of utterance; 500 keeps the voice reply under 1 s (bench/voice_latency.py)
     # server
     server_token: str = ""
 

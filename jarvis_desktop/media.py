@@ -99,6 +99,8 @@ def load_audio(path: str | Path, sample_rate: int = 16000):
     import soundfile as sf
 
     p = Path(path)
+    if not p.is_file():  # soundfile reports a missing file as an unreadable one
+        raise MediaError(f"{p.name}: file not found ({p}).")
     try:
         data, sr = sf.read(str(p), dtype="float32", always_2d=True)
     except FileNotFoundError:

@@ -150,3 +150,11 @@ def test_cli_ask_json_offline(jarvis_env, tmp_path):
     assert "plan" in out.stderr  # progress went to stderr
     sessions = subprocess.run([sys.executable, "-m", "jarvis_desktop", "sessions", "list"], capture_output=True, text=True)
     assert data["session_id"] in sessions.stdout
+
+
+def test_an_interrupted_answer_is_noted_for_the_next_request(assistant):
+    first = assistant.ask("hello")
+    assistant.ask("and now?", session_id=first.session_id, interrupted=True)
+    roles = [(m["role"], m["text"]) for m in assistant.store.get_session(first.session_id).messages]
+    assert roles[2][0] == "system" and "interrupted" in roles[2][1]
+    assert roles[3] == ("user", "and now?")

@@ -223,7 +223,10 @@ class Assistant:
         on_event: ev.Listener | None = None,
         cancel: CancelToken | None = None,
         respond: bool = True,
+        interrupted: bool = False,
     ) -> AskResult:
+        """Run one request. ``interrupted``: the user cut the previous spoken answer short; it is
+        noted in the session so the controller knows the last answer was not heard in full."""
         cancel = cancel or CancelToken()
         text = (text or "").strip()
         files = [str(f) for f in files]
@@ -233,6 +236,8 @@ class Assistant:
         bus = ev.EventBus([SessionLogger(store, sid)] + ([on_event] if on_event else []))
         bus.subscribe(self.bus.emit)
         result = AskResult(rid, sid, text, files)
+        if interrupted:
+            store.add_message(sid, "system", "The user interrupted the previous answer before it was spoken in full.")
         history = [Turn(r, t) for r, t in store.history(sid, 20)]
         bus.emit(ev.RequestStarted(rid, text, files))
 
@@ -332,7 +337,7 @@ class Assistant:
             try:
                 if plan.tasks:
                     return controller_answer(capable, text, plan, result.choices, result.results, token), "controller"
-                past = [{"role": t.role if t.role in ("user", "assistant") else "user", "content": t.text}
+                past = [{"role": t.role if t.role in ("user", "assistant", "system") else "user", "content": t.text}
                         for t in history[-10:] if t.text]
                 return chat_answer(capable, past, text, token), "controller"
             except ControllerError as e:

@@ -23,7 +23,7 @@ CHARS_PER_TOKEN = 4
 
 @dataclass
 class Turn:
-    role: str  # user | assistant
+    role: str  # user | assistant | system
     text: str
 
 
@@ -70,7 +70,7 @@ def build_plan_messages(
         if budget - len(text) < 0:
             break
         budget -= len(text)
-        recent.insert(0, {"role": "user" if turn.role == "user" else "assistant", "content": text})
+        recent.insert(0, {"role": turn.role if turn.role in ("user", "assistant", "system") else "user", "content": text})
     if recent:
         messages.append({"role": "system", "content": "The recent conversation follows; plan only for the last request."})
         messages += recent
