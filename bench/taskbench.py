@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = rows[: a.limit]
     plan = make_planner(a.planner)
 
-    failures = 0
+    failures = empty = 0
     preds: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for row in rows:
@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         check = plan(text, attachments_from_text(text))
         if not check.ok:
             failures += 1
+        elif not check.plan:
+            empty += 1
         preds.append({"id": row.get("id"), "result": plan_to_taskbench(check.plan if check.ok else None)})
     elapsed = time.perf_counter() - t0
     a.out.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     n = len(rows)
     print(f"planner: {a.planner}   samples: {n}   predictions: {a.out}")
     print(f"plans/s: {n / elapsed:.1f}   ms/plan: {1000 * elapsed / max(n, 1):.1f}   "
-          f"parse/validation failures: {failures}/{n} ({100 * failures / max(n, 1):.1f}%)")
+          f"parse/validation failures: {failures}/{n} ({100 * failures / max(n, 1):.1f}%)   empty plans: {empty}")
     gold = [r for r in rows if "task_nodes" in r]
     if not gold:
         print("no gold plans in the data: predictions written, nothing scored")
@@ -121,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'group':8} {'n':>5} " + " ".join(f"{m + ' F1':>12}" for m in METRICS))
     for g in GROUPS:
         if g in s.groups:
-            print(f"{g:8} {s.samples[g]:>5} " + " ".join(f"{s.f1(m, g):>12.2f}" for m in METRICS))
+            cells = []
+            for m in METRICS:
+                c = s.groups[g][m]
+                # nothing to find and nothing found (edges of single-tool plans): no score, not 0
+                cells.append(f"{'n/a':>12}" if c.n_gold == 0 and c.n_pred == 0 else f"{c.f1:>12.2f}")
+            print(f"{g:8} {s.samples[g]:>5} " + " ".join(cells))
     return 0
 
 
