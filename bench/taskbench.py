@@ -59,7 +59,8 @@ def make_planner(name: str):
             if not draft.ok or not draft.plan:
                 return llm.plan(request, attachments)
             revised = llm.plan(request, attachments, draft=draft.plan)
-            return revised if revised.ok else draft
+            # a revision that drops every step is not a correction of a non-empty draft
+            return revised if revised.ok and revised.plan else draft
 
         return hybrid
     raise SystemExit(f"unknown planner {name!r}: use offline, llm or hybrid")
