@@ -36,7 +36,11 @@ CONTENT_TASKS = {
 QA_FAMILY = ("question-answering", "visual-question-answering", "document-question-answering")
 #: Kinds a task's result offers to later tasks. Detection is also a list of labels (text).
 LINK_OUTPUTS: dict[str, tuple[str, ...]] = {"object-detection": ("text",), "sentence-similarity": ("text",)}
-TABLE_RE = re.compile(r"\b(table|tables|tabular|spreadsheet)\b(?! of contents)", re.I)
+TABLE_RE = re.compile(
+    r"(?<!coffee )(?<!dining )(?<!kitchen )(?<!side )(?<!pool )(?<!picnic )(?<!wooden )(?<!round )(?<!bedside )(?<!dinner )"
+    r"\b(table|tables|tabular|spreadsheet)\b(?! of contents)",
+    re.I,
+)
 DOC_WORDS_RE = re.compile(r"\b(document|letter|receipt|invoice|form|page|report|paper|contract|certificate|memo|slide|manual|brochure|menu|flyer|manuscript|pdf|article|notes|newsletter|book|handout|poster)s?\b", re.I)
 QUESTION_START_RE = re.compile(r"^(what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|was|were|will)\b", re.I)
 REQUEST_VERB_RE = re.compile(
