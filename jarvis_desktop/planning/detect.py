@@ -156,12 +156,14 @@ class Detector:
             task = self._resolve(e, a, b, reading, attachments, dets)
             if task:
                 dets.append(Detection(task, a, b, "pattern", e.instruction and task == "image-to-image", e.guided))
+        # "change the colour of the car": a question phrase inside an edit instruction is the instruction
         edits = [d for d in dets if d.instruction]
-        dets = [
-            d for d in dets
-            if not (d.task in QA_FAMILY and any(reading.clause_at(x.start) == reading.clause_at(d.start) and x.start < d.start for x in edits)
-                    and "?" not in reading.clauses[reading.clause_at(d.start)].text)
-        ]
+
+        def inside_edit(d: Detection) -> bool:
+            same = [x for x in edits if reading.clause_at(x.start) == reading.clause_at(d.start) and x.start < d.start]
+            return bool(same) and ("?" not in reading.clauses[reading.clause_at(d.start)].text or any(d.start - x.end < 40 for x in same))
+
+        dets = [d for d in dets if not (d.task in QA_FAMILY and inside_edit(d))]
         # Sentences that only tell the background ("I've written an article...") name no step,
         # as long as other sentences ask for something.
         asked = [d for d in dets if not BACKGROUND_RE.match(reading.sentence_of(d.start).text.strip()) or _asks(reading, d.start)]
