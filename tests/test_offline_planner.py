@@ -193,6 +193,17 @@ def test_huge_paste_is_summarized_not_choked_on(planner):
     assert any("characters long" in n for n in check.plan.notes)
 
 
+def test_instruction_after_a_long_paste_is_found(planner):
+    body = "Quarterly revenue rose in every region while costs stayed flat. " * 900
+    check = planner.plan(body + "\nPlease summarize the text above.", [])
+    assert tasks_of(check) == ["summarization"]
+
+
+def test_bare_question_is_left_to_chat(planner):
+    check = planner.plan("What's the weather like tomorrow?", [])
+    assert check.plan is not None and not check.plan
+
+
 def test_file_task_without_the_file_is_explained(planner):
     check = planner.plan("Describe my holiday photo.", [])
     assert check.plan is not None and not check.plan

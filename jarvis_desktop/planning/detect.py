@@ -231,6 +231,8 @@ class Detector:
         out: list[Detection] = []
         if any(d.task in QA_FAMILY for d in dets):
             return out  # the quoted question is the question of that step
+        if not (attachments or reading.files or dets or any(len(q.text.split()) >= 8 for q in reading.quotes)):
+            return out  # a bare question ("what's the weather like?") is for the chat, not an expert
         for m in DIRECT_QUESTION_RE.finditer(reading.text):
             if _inside(m.start(1), reading.quotes):
                 continue

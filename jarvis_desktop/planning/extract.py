@@ -90,7 +90,7 @@ def looks_english(text: str) -> bool:
     return sum(1 for w in words if w in _ENGLISH_WORDS) / len(words) >= 0.12
 
 
-def read_request(request: str, max_chars: int = 6000) -> RequestReading:
+def read_request(request: str, max_chars: int = 4000) -> RequestReading:
     """Find the files, quotes, URLs and clauses of a request.
 
     Very long requests (a pasted document) are read at their start and end, where people put
