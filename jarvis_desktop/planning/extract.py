@@ -87,7 +87,14 @@ def looks_english(text: str) -> bool:
         return False
     if len(words) < 4:
         return any(w in _ENGLISH_WORDS for w in words) or latin == len(words)
-    return sum(1 for w in words if w in _ENGLISH_WORDS) / len(words) >= 0.12
+    if sum(1 for w in words if w in _ENGLISH_WORDS) / len(words) >= 0.12:
+        return True
+    # a paste in any style with an English instruction before or after it
+    for sentence in re.split(r"[.?!\n]+", outside):
+        ws = re.findall(r"[^\W\d_]+", sentence.lower())
+        if len(ws) >= 3 and sum(1 for w in ws if w in _ENGLISH_WORDS) / len(ws) >= 0.25:
+            return True
+    return False
 
 
 def read_request(request: str, max_chars: int = 4000) -> RequestReading:
