@@ -33,7 +33,9 @@ CLAUSE_SPLIT_RE = re.compile(
 _ENGLISH_WORDS = frozenset(
     "the a an to of and in is it this that for with my me you can could would please i what how on from into be are "
     "do does help want need like some its as at by or if so your our we us they them there here about which who why "
-    "will should make get give tell have has was were not all any one two".split()
+    "will should make get give tell have has was were not all any one two "
+    "summarize summarise translate describe generate create transcribe write detect identify classify convert "
+    "answer explain show find read say".split()
 )
 
 
@@ -90,9 +92,9 @@ def looks_english(text: str) -> bool:
     if sum(1 for w in words if w in _ENGLISH_WORDS) / len(words) >= 0.12:
         return True
     # a paste in any style with an English instruction before or after it
-    for sentence in re.split(r"[.?!\n]+", outside):
+    for sentence in re.split(r"[.?!:;\n]+", outside):
         ws = re.findall(r"[^\W\d_]+", sentence.lower())
-        if len(ws) >= 3 and sum(1 for w in ws if w in _ENGLISH_WORDS) / len(ws) >= 0.25:
+        if len(ws) >= 1 and sum(1 for w in ws if w in _ENGLISH_WORDS) / len(ws) >= 0.25:
             return True
     return False
 
