@@ -175,7 +175,8 @@ class Detector:
         # Each task once. Where a task is named twice, the mention in a sentence that asks for
         # something counts ("I recorded a noisy lecture... Can you clean it up?").
         out: list[Detection] = []
-        asks = {id(d): bool(ASK_RE.search(reading.sentence_of(d.start).text)) for d in dets}
+        asks = {id(d): bool(ASK_RE.search(reading.sentence_of(d.start).text)) and not re.search(r"\b(?:that|this|the same|its)\s+$", text[max(0, d.start - 12) : d.start], re.I)
+                for d in dets}
         for d in dets:
             # an enhancement and an instructed edit are two steps, though both are image-to-image
             same = [o for o in out if o.task == d.task and o.guided == d.guided and o.instruction == d.instruction]
