@@ -27,7 +27,7 @@ QA_FAMILY = ("question-answering", "visual-question-answering", "document-questi
 LINK_OUTPUTS: dict[str, tuple[str, ...]] = {"object-detection": ("text",), "sentence-similarity": ("text",)}
 TABLE_RE = re.compile(
     r"(?<!coffee )(?<!dining )(?<!kitchen )(?<!side )(?<!pool )(?<!picnic )(?<!wooden )(?<!round )(?<!bedside )(?<!dinner )"
-    r"\b(table|tables|tabular|spreadsheet)\b(?! of contents)",
+    r"\b(table|tables|tabular|tabulated|spreadsheet)\b(?! of contents)",
     re.I,
 )
 DOC_WORDS_RE = re.compile(r"\b(document|letter|receipt|invoice|form|page|report|paper|contract|certificate|memo|slide|manual|brochure|menu|flyer|manuscript|pdf|article|notes|newsletter|book|handout|poster)s?\b", re.I)
@@ -42,7 +42,7 @@ DIRECT_QUESTION_RE = re.compile(
     re.I,
 )
 #: "a verbal summary": the speech is made from the summary, though named first.
-SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced)", re.I)
+SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced|video|visual)", re.I)
 USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
 BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
