@@ -266,7 +266,10 @@ class Detector:
         if e.medium == "enhance":
             return {"image": "image-to-image", "audio": "audio-to-audio"}.get(medium or "")
         if e.medium == "edit":
-            return "image-to-image" if medium in ("image", None) and _has(reading, attachments, prior, "image") else None
+            # "change X as per my recording" edits the image; "edit the audio to..." is audio work
+            if medium == "audio" and re.search(r"\b(audio|recording|sound|voice|speech|song|clip)\b", reading.text[b : b + 30], re.I):
+                return "audio-to-audio"
+            return "image-to-image" if _has(reading, attachments, prior, "image") else None
         if e.medium in ("classify", "read") and medium in ("image", None) and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
             return "tabular-classification"
         if e.medium == "classify":
@@ -419,7 +422,7 @@ _QUALITY_RE = re.compile(r"\b(?:high[- ]quality|enhanced|improved|crisp|clean(?:
 
 def _asks(reading: RequestReading, pos: int) -> bool:
     sent = reading.sentence_of(pos).text
-    return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager|would (?:really )?appreciate)\b", sent, re.I))
+    return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager|would (?:really )?appreciate|goal|aim|objective|intention|plan is)\b", sent, re.I))
 
 
 def _quality_steps(reading: RequestReading, dets: list[Detection]) -> list[Detection]:
