@@ -349,7 +349,7 @@ class Detector:
         doc_any = doc_here or DOC_WORDS_RE.search(reading.text)
         text_given = (
             any(k == "text" for k in _att_kinds(reading, attachments))
-            or any(len(q.text.split()) >= 8 for q in reading.quotes)
+            or any(len(q.text.split()) >= 8 and not q.text.rstrip().endswith("?") for q in reading.quotes)
             or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES and d.task not in QA_FAMILY)
         )
         if key == "visual-question-answering":
