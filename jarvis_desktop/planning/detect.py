@@ -23,6 +23,8 @@ from .extract import RequestReading, Span
 RESOURCE_FILE = Path(__file__).resolve().parents[2] / "resources" / "planner" / "tasks.json"
 
 QA_FAMILY = ("question-answering", "visual-question-answering", "document-question-answering")
+#: Steps whose text is a label or a list of labels, not a passage one could answer questions from.
+LABELS = ("image-classification", "audio-classification", "tabular-classification", "object-detection", "text-classification", "sentence-similarity")
 #: Kinds a task's result offers to later tasks. Detection is also a list of labels (text).
 LINK_OUTPUTS: dict[str, tuple[str, ...]] = {"object-detection": ("text",), "sentence-similarity": ("text",)}
 TABLE_RE = re.compile(
@@ -350,7 +352,7 @@ class Detector:
         text_given = (
             any(k == "text" for k in _att_kinds(reading, attachments))
             or any(len(q.text.split()) >= 8 and not q.text.rstrip().endswith("?") for q in reading.quotes)
-            or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES and d.task not in QA_FAMILY)
+            or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES and d.task not in QA_FAMILY + LABELS)
         )
         if key == "visual-question-answering":
             return "document-question-answering" if doc_here and not re.search(r"\b(colou?r|how many|who is)\b", sentence, re.I) else key
