@@ -252,6 +252,8 @@ class Detector:
             near = [d for d in dets if sent.start <= d.start < sent.end]
             if re.search(r"\b(?:translat\w*|convert\w*|say|read|paraphras\w*|rephras\w*|turn)\s+(?:this|that|the|it)\b", reading.text[q.end : q.end + 150], re.I):
                 continue  # the quote is the text a later step works on
+            if re.search(r"\b(?:convert|translat\w*|say|read|paraphras\w*|rephras\w*|turn|summari[sz]e|narrate|speak)\b[^.?!]{0,25}$", reading.text[max(0, q.start - 45) : max(0, q.start - 1)], re.I):
+                continue  # "convert 'Are you ready?' into speech": the quote is that step's text
             if any(d.task in QA_FAMILY or d.task == "conversational" for d in near):
                 continue
             if near and not re.search(r"\b(answer\w*|know|question|curious|wonder\w*|find out|tell me)\b", sent.text, re.I):
