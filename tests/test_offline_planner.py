@@ -151,6 +151,12 @@ def test_step_named_second_runs_first_when_it_feeds_the_first(planner, files):
     assert check.plan.tasks[1].dep == [check.plan.tasks[0].id]
 
 
+def test_a_question_asked_by_voice_is_transcribed_then_answered(planner, files):
+    check = planner.plan("I recorded my question in memo.wav. Could you help me with it?", [files["memo.wav"]])
+    assert tasks_of(check) == ["automatic-speech-recognition", "conversational"]
+    assert check.plan.tasks[1].dep == [check.plan.tasks[0].id]
+
+
 def test_text_task_on_an_image_reads_the_image_first(planner, files):
     check = planner.plan("Summarize the text in this scanned page.", [files["scan.png"]])
     assert tasks_of(check) == ["image-to-text", "summarization"]

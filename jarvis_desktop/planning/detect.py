@@ -172,6 +172,8 @@ class Detector:
         if asked:
             dets = asked
         dets += self._quoted_questions(reading, attachments, dets)
+        if not dets:
+            dets += _spoken_question(reading)
         dets += self._embedding_detections(reading, dets, attachments)
         dets.sort(key=lambda d: d.start)
         # Each task once. Where a task is named twice, the mention in a sentence that asks for
@@ -427,6 +429,14 @@ _QUALITY_RE = re.compile(r"\b(?:high[- ]quality|enhanced|improved|crisp|clean(?:
 def _asks(reading: RequestReading, pos: int) -> bool:
     sent = reading.sentence_of(pos).text
     return bool(ASK_RE.search(sent) or re.search(r"\?|\b(curious|wonder\w*|want|wish|hoping|hope|interested|would like|'d like|need|keen|eager|would (?:really )?appreciate|goal|aim|objective|intention|plan is)\b", sent, re.I))
+
+
+def _spoken_question(reading: RequestReading) -> list[Detection]:
+    """'My question is in memo.wav, can you help?': transcribe it, then answer it in a reply."""
+    for f in reading.files:
+        if kind_of(f.text) == "audio" and re.search(r"\b(question|inquiry|query|request|asking)\b", reading.text, re.I) and ASK_RE.search(reading.text):
+            return [Detection("automatic-speech-recognition", f.start, f.end, "spoken"), Detection("conversational", f.end, f.end + 1, "spoken")]
+    return []
 
 
 def _quality_steps(reading: RequestReading, dets: list[Detection]) -> list[Detection]:
