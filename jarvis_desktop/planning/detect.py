@@ -273,7 +273,7 @@ class Detector:
             return {"image": "image-to-image", "audio": "audio-to-audio"}.get(medium or "")
         if e.medium == "edit":
             # "change X as per my recording" edits the image; "edit the audio to..." is audio work
-            if medium == "audio" and re.search(r"\b(audio|recording|sound|voice|speech|song|clip)\b", reading.text[b : b + 30], re.I):
+            if medium == "audio" and re.match(r"\s*(?:the |this |that |my |its )?(?:[\w-]+ )?(audio|recording|sound|voice|speech|song|clip)\b", reading.text[b : b + 40], re.I):
                 return "audio-to-audio"
             return "image-to-image" if _has(reading, attachments, prior, "image") else None
         if e.medium in ("classify", "read") and medium in ("image", None) and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
@@ -314,7 +314,8 @@ class Detector:
         ci = reading.clause_at(a)
         clause = reading.clauses[ci]
         best: tuple[int, str] | None = None
-        for m in re.finditer(r"[\w.]+", clause.text):
+        words = re.sub(r"parts?[- ]of[- ]speech", lambda m: " " * len(m.group(0)), clause.text, flags=re.I)  # grammar, not audio
+        for m in re.finditer(r"[\w.]+", words):
             w = m.group(0).lower().rstrip(".")
             pos = clause.start + m.start()
             kind = next((k for k, ws in self.kb.media_words.items() if w in ws), None)
@@ -332,6 +333,8 @@ class Detector:
             out = TASK_TYPES[last].output if last in TASK_TYPES else None
             if out in ("image", "audio"):
                 return out
+            if out == "text" and reading.clause_at(prior[-1].start) == ci:
+                return "text"  # "extract the entities and classify them": about the text just made
         kinds = {k for k in (_att_kinds(reading, attachments)) if k != "text"}
         if len(kinds) == 1:
             return kinds.pop()
