@@ -15,12 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import TASK_TYPES
 from .extract import RequestReading, Span
 
 
-RESOURCE_FILE = Path(__file__).resolve().parents[2] / "resources" / "planner" / "tasks.json"
+RESOURCE_FILE = resources_dir() / "planner" / "tasks.json"  # works in a checkout, a wheel and the bundle
 
 QA_FAMILY = ("question-answering", "visual-question-answering", "document-question-answering")
 #: Steps whose text is a label or a list of labels, not a passage one could answer questions from.
