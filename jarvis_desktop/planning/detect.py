@@ -48,14 +48,14 @@ DIRECT_QUESTION_RE = re.compile(
 SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced|video|visual)", re.I)
 USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
-BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
+BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:suppose|imagine|let's say|i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
 #: A sentence that asks for something (rather than telling the background of the request).
 ASK_RE = re.compile(
     r"\b(?:can|could|would|will) (?:you|we|i|the assistant)\b|\bplease\b|\bhelp\b|\bassist|\bi(?:'d| would) (?:also |really )?(?:like|love|appreciate)|\bi (?:also )?(?:want|need)\b|\blet's\b|\bhow about\b|\bis it possible\b|\bis there a way\b"
     r"|^\W*(?:and |then |also |finally |lastly |next |now )?(?:generate|create|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|convert|provide|give|produce|enhance|improve|read|tell|find|draw|analy[sz]e|determine|compare|write|compose)\b",
     re.I,
 )
-PURPOSE_RE = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could|may|might)\b[^.?!,;]*|\bfor (?:a )?(?:better|easier|easy|quick|clearer) (?:understanding|listening|reading|review|view)\b", re.I)
+PURPOSE_RE = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could|may|might)\b[^.?!,;]*|\bto help (?:me|us) (?:to )?\w+[^.?!,;]*|\bfor (?:a )?(?:better|easier|easy|quick|clearer) (?:understanding|listening|reading|review|view)\b", re.I)
 #: How many characters shorter a generic ("weak") phrase counts when it overlaps a specific one.
 WEAK_PENALTY = 12
 #: Cosine similarity above which an example request is trusted to name a step's task.
@@ -277,7 +277,7 @@ class Detector:
             if medium == "audio" and re.match(r"\s*(?:the |this |that |my |its )?(?:[\w-]+ )?(audio|recording|sound|voice|speech|song|clip)\b", reading.text[b : b + 40], re.I):
                 return "audio-to-audio"
             return "image-to-image" if _has(reading, attachments, prior, "image") else None
-        if e.medium in ("classify", "read") and medium in ("image", None) and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
+        if e.medium in ("classify", "read") and medium in ("image", None, "text") and TABLE_RE.search(reading.text) and _has(reading, attachments, prior, "image"):
             return "tabular-classification"
         if e.medium == "classify":
             if medium == "audio":
