@@ -83,19 +83,22 @@ def main() -> None:
     ap.add_argument("--sleep", type=float, default=0.05, help="seconds each expert sleeps")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    print(f"expert sleep {args.sleep * 1000:.0f} ms; best of {args.repeats}; one worker per task (the critical path assumes unlimited parallelism)")
-    print(f"{'shape':<9}{'tasks':>6}{'critical ms':>13}{'wall ms':>10}{'over %':>8}{'ms/task':>9}")
+    print(f"expert sleep {args.sleep * 1000:.0f} ms; 'first' is the first run of each plan, 'wall' the best of {args.repeats} "
+          "(the worker pool stays warm between requests, as in the app); one worker per task, since the critical path "
+          "assumes unlimited parallelism")
+    print(f"{'shape':<9}{'tasks':>6}{'critical ms':>13}{'first ms':>10}{'wall ms':>10}{'over %':>8}{'ms/task':>9}")
     worst_pct, worst_per_task = 0.0, 0.0
     for n in (1, 5, 20, 50):
         for name, make in (("chain", chain), ("fan", fan), ("diamond", diamonds)):
             plan = make(n)
             crit = critical_path(plan, args.sleep)
-            wall = min(measure(plan, args.sleep, len(plan.tasks)) for _ in range(args.repeats))
+            walls = [measure(plan, args.sleep, len(plan.tasks)) for _ in range(args.repeats)]
+            first, wall = walls[0], min(walls)
             over = wall - crit
             pct = 100 * over / crit
             per_task = 1000 * over / len(plan.tasks)
             worst_pct, worst_per_task = max(worst_pct, pct), max(worst_per_task, per_task)
-            print(f"{name:<9}{len(plan.tasks):>6}{crit * 1000:>13.1f}{wall * 1000:>10.1f}{pct:>8.2f}{per_task:>9.3f}")
+            print(f"{name:<9}{len(plan.tasks):>6}{crit * 1000:>13.1f}{first * 1000:>10.1f}{wall * 1000:>10.1f}{pct:>8.2f}{per_task:>9.3f}")
     print(f"worst: {worst_pct:.2f}% over the critical path, {worst_per_task:.3f} ms overhead per task")
 
 

@@ -167,3 +167,39 @@ def test_wide_fan_out_completes(tmp_path, workers):
     results, _ = run(Plan(tasks), runner, tmp_path, workers=workers)
     assert all(r.status == "done" for r in results.values())
     assert results[20].output.text == " ".join(str(i) for i in range(1, 20))
+
+
+def test_a_task_that_ignores_its_timeout_does_not_starve_the_rest(tmp_path):
+    """One worker allowed: the hung task times out, and the next task still gets to run."""
+    release = threading.Event()
+
+    def runner(task, args, ctx):
+        if task.id == 0:
+            release.wait(30)  # ignores ctx.cancel: a badly behaved expert
+        return TaskOutput(text="ok")
+
+    plan = Plan([Task(0, "summarization", [], {"text": "hang"}), Task(1, "summarization", [], {"text": "next"})])
+    try:
+        results, _ = run(plan, runner, tmp_path, timeout=0.3, workers=1)
+    finally:
+        release.set()
+    assert results[0].status == "failed" and "timed out" in results[0].error
+    assert results[1].status == "done"
+
+
+def test_worker_pool_reuses_warm_threads():
+    from jarvis_desktop.pipeline.worker_pool import WorkerPool
+
+    pool = WorkerPool(idle_seconds=5)
+    for _ in range(20):
+        done = threading.Event()
+        pool.submit(done.set)
+        assert done.wait(5)
+    assert pool.threads <= 2  # sequential jobs run on the same warm worker(s)
+    gate = threading.Barrier(5, timeout=10)
+    finished = threading.Semaphore(0)
+    for _ in range(5):
+        pool.submit(lambda: (gate.wait(), finished.release()))
+    for _ in range(5):
+        assert finished.acquire(timeout=10)  # the pool grew so all five could meet at the barrier
+    assert pool.threads >= 5

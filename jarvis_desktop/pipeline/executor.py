@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -21,6 +20,7 @@ from ..media import MediaError, kind_of, read_text_file
 from ..task_types import ARG_KINDS, FILE_KINDS
 from .events import CancelToken, EventBus, TaskFailed, TaskFinished, TaskSkipped, TaskStarted
 from .plan import PLACEHOLDER_RE, Plan, Task, placeholder_ids
+from .worker_pool import WorkerPool, shared_pool
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +78,10 @@ def resolve_args(task: Task, outputs: dict[int, TaskOutput], allowed_files: set[
 
 
 class Scheduler:
-    def __init__(self, runner: TaskRunner, bus: EventBus, request_id: str, options: ExecutionOptions | None = None):
+    def __init__(self, runner: TaskRunner, bus: EventBus, request_id: str, options: ExecutionOptions | None = None,
+                 pool: WorkerPool | None = None):
         self.runner = runner
+        self.pool = pool
         self.bus = bus
         self.request_id = request_id
         self.options = options or ExecutionOptions()
@@ -132,65 +134,65 @@ class Scheduler:
                 self.bus.emit(TaskSkipped(rid, dep_id, t.task, why))
                 skip_downstream(dep_id, f"skipped: its input (task {dep_id}) was skipped")
 
-        pool = ThreadPoolExecutor(max_workers=max(1, self.options.max_workers), thread_name_prefix=f"jarvis-{rid[:6]}")
-        try:
-            def submit_ready() -> None:
-                if cancel.cancelled:
+        pool = self.pool or shared_pool()
+        limit = max(1, self.options.max_workers)
+        def submit_ready() -> None:
+            if cancel.cancelled:
+                return
+            for tid in [t for t, deps in waiting.items() if not deps]:
+                if len(running) >= limit:
                     return
-                for tid in [t for t, deps in waiting.items() if not deps]:
-                    del waiting[tid]
-                    t = tasks[tid]
-                    task_cancel = CancelToken()
-                    cancel.on_cancel(task_cancel.cancel)
-                    running[tid] = (time.perf_counter(), task_cancel)
-                    mid, where = model_of(tid)
-                    self.bus.emit(TaskStarted(rid, tid, t.task, mid, where))
-                    pool.submit(work, t, task_cancel)
-
-            submit_ready()
-            while running and not cancel.cancelled:
-                now = time.perf_counter()
-                deadline = min(start + self.options.task_timeout for start, _ in running.values())
-                try:
-                    item = done_q.get(timeout=max(0.0, deadline - now))
-                except queue.Empty:
-                    item = "timeout"
-                if item is None:  # cancelled
-                    break
-                if item == "timeout":
-                    now = time.perf_counter()
-                    for tid, (start, tc) in list(running.items()):
-                        if now - start >= self.options.task_timeout:
-                            tc.cancel()
-                            del running[tid]
-                            t = tasks[tid]
-                            msg = f"timed out after {self.options.task_timeout:g} s"
-                            results[tid] = TaskResult(t, "failed", error=msg, model_id=model_of(tid)[0], seconds=now - start)
-                            self.bus.emit(TaskFailed(rid, tid, t.task, model_of(tid)[0], msg, now - start))
-                            skip_downstream(tid, f"skipped: its input (task {tid}) failed")
-                    submit_ready()
-                    continue
-                tid, out, err, secs = item
-                if tid not in running:  # finished after its timeout: already reported as failed
-                    continue
-                start, _ = running.pop(tid)
+                del waiting[tid]
                 t = tasks[tid]
+                task_cancel = CancelToken()
+                cancel.on_cancel(task_cancel.cancel)
+                running[tid] = (time.perf_counter(), task_cancel)
                 mid, where = model_of(tid)
-                if err is None:
-                    outputs[tid] = out
-                    results[tid] = TaskResult(t, "done", out, model_id=out.model_id or mid, where=out.where or where,
-                                              started=start, seconds=secs)
-                    self.bus.emit(TaskFinished(rid, tid, t.task, out.model_id or mid, out.where or where, secs,
-                                               text=out.text, files=[str(p) for p in out.files], data=_jsonable(out.data)))
-                    for deps in waiting.values():
-                        deps.discard(tid)
-                else:
-                    results[tid] = TaskResult(t, "failed", error=err, model_id=mid, where=where, started=start, seconds=secs)
-                    self.bus.emit(TaskFailed(rid, tid, t.task, mid, err, secs))
-                    skip_downstream(tid, f"skipped: its input (task {tid}) failed")
+                self.bus.emit(TaskStarted(rid, tid, t.task, mid, where))
+                pool.submit(lambda t=t, tc=task_cancel: work(t, tc))
+
+        submit_ready()
+        while running and not cancel.cancelled:
+            now = time.perf_counter()
+            deadline = min(start + self.options.task_timeout for start, _ in running.values())
+            try:
+                item = done_q.get(timeout=max(0.0, deadline - now))
+            except queue.Empty:
+                item = "timeout"
+            if item is None:  # cancelled
+                break
+            if item == "timeout":
+                now = time.perf_counter()
+                for tid, (start, tc) in list(running.items()):
+                    if now - start >= self.options.task_timeout:
+                        tc.cancel()
+                        del running[tid]
+                        t = tasks[tid]
+                        msg = f"timed out after {self.options.task_timeout:g} s"
+                        results[tid] = TaskResult(t, "failed", error=msg, model_id=model_of(tid)[0], seconds=now - start)
+                        self.bus.emit(TaskFailed(rid, tid, t.task, model_of(tid)[0], msg, now - start))
+                        skip_downstream(tid, f"skipped: its input (task {tid}) failed")
                 submit_ready()
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+                continue
+            tid, out, err, secs = item
+            if tid not in running:  # finished after its timeout: already reported as failed
+                continue
+            start, _ = running.pop(tid)
+            t = tasks[tid]
+            mid, where = model_of(tid)
+            if err is None:
+                outputs[tid] = out
+                results[tid] = TaskResult(t, "done", out, model_id=out.model_id or mid, where=out.where or where,
+                                          started=start, seconds=secs)
+                self.bus.emit(TaskFinished(rid, tid, t.task, out.model_id or mid, out.where or where, secs,
+                                           text=out.text, files=[str(p) for p in out.files], data=_jsonable(out.data)))
+                for deps in waiting.values():
+                    deps.discard(tid)
+            else:
+                results[tid] = TaskResult(t, "failed", error=err, model_id=mid, where=where, started=start, seconds=secs)
+                self.bus.emit(TaskFailed(rid, tid, t.task, mid, err, secs))
+                skip_downstream(tid, f"skipped: its input (task {tid}) failed")
+            submit_ready()
         if cancel.cancelled:
             for tid, (start, tc) in running.items():
                 tc.cancel()
