@@ -64,7 +64,8 @@ def compose_answer(plan: Plan, choices: dict[int, Choice], results: dict[int, Ta
                 sentence += ("" if sentence.endswith((".", '."')) else ".") + " Saved to " + " and ".join(files)
             parts.append(sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + ".")
         elif r.status == "failed":
-            parts.append(f"The {label} step with {model} failed: {r.error.rstrip('.')}.")
+            error = r.error[len(t.task) + 2:] if r.error.startswith(f"{t.task}: ") else r.error
+            parts.append(f"The {label} step with {model} failed: {error.rstrip('.')}.")
         else:
             parts.append(f"The {label} step was skipped because its input failed.")
     return " ".join(parts)
