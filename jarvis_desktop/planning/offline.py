@@ -248,7 +248,7 @@ class OfflinePlanner:
         sound -> audio classification, otherwise a transcript."""
         if kind == "audio":
             sent = st.reading.sentence_of(pos).text
-            if re.search(r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class)\b", sent, re.I):
+            if re.search(r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class|commands?)\b", sent, re.I):
                 reader = "audio-classification"
         if kind == "image" and TABLE_RE.search(st.reading.text):
             reader = "tabular-classification"
