@@ -343,6 +343,13 @@ class OfflinePlanner:
             src = _nearest_file("image", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "image-to-text", "image", src, d.start))
+        if d.task in ("text-to-image", "text-to-video") and not prod and re.search(
+            r"\b(?:these|those|its|the detected|the identified|the recognized) (?:objects|items|elements|things)\b", clause.text, re.I
+        ):
+            # "a new image with just these objects" (the objects of a photo): find them first
+            src = _nearest_file("image", d.start, st, before_only=True)
+            if src:
+                return "ok" if dry else placeholder(self._bridge(st, "object-detection", "image", src, d.start))
         if d.task in ("text-to-image", "text-to-video") and not prod:
             # "visualize the scene I described in this recording": the speech is the description
             src = _nearest_file("audio", d.start, st, before_only=True)
