@@ -149,8 +149,12 @@ class Detector:
         found.sort(key=lambda f: (-(f[1] - f[0] - f[3]), f[0]))
         kept: list[tuple[int, int, _Entry]] = []
         for a, b, e, _ in found:
-            # a long phrase (a whole question) never hides the shorter step phrases inside it
-            if any(not (b <= x or a >= y) and y - x <= 60 for x, y, _ in kept):
+            # a phrase inside a longer one is part of it; phrases that only overlap at their ends
+            # ("turn it into speech, transcribe that speech") are two steps; a long phrase (a whole
+            # question) never hides the shorter step phrases inside it
+            if any(x <= a and b <= y and y - x <= 60 for x, y, _ in kept):
+                continue
+            if any(not (b <= x or a >= y) and y - x <= 60 and k.key == e.key for x, y, k in kept):
                 continue
             kept.append((a, b, e))
         kept.sort(key=lambda f: f[0])
