@@ -230,6 +230,9 @@ class Detector:
                 between = reading.text[a.end : b.start]
                 feeds = set(_outputs(b.task)) & {("text" if n in ("text", "context", "text2") else n) for n in TASK_TYPES[a.task].inputs}
                 adjective = bool(re.fullmatch(r"\s*", between)) and bool(SPOKEN_ADJ_RE.fullmatch(reading.text[a.start : a.end]))
+                # "translate a summarized version of it": the summary is made first
+                adjective = adjective or (bool(re.fullmatch(r"\s*(?:a|an|the)?\s*", between))
+                                          and bool(re.match(r"(?:summari[sz]|translat|paraphras|simplifi|condens|transcrib)\w*ed\b", reading.text[b.start : b.end], re.I)))
                 using = bool(USING_RE.search(reading.text[max(a.end, b.start - 30) : b.start])) and b.task != "sentence-similarity"
                 if feeds and (using or adjective or (a.task == "sentence-similarity" and b.task == "image-to-text" and len(between) < 30)):
                     b.start = a.start - 1
