@@ -46,7 +46,7 @@ DIRECT_QUESTION_RE = re.compile(
 )
 #: "a verbal summary": the speech is made from the summary, though named first.
 SPOKEN_ADJ_RE = re.compile(r"(?:auditory|audible|verbal|vocal|spoken|audio|voiced|video|visual)", re.I)
-USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying))\b", re.I)
+USING_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by (?:doing|running|performing|applying)|after)\b", re.I)
 #: A sentence that states the situation rather than asking ("I've got...", "I recently recorded...").
 BACKGROUND_RE = re.compile(r"^(?:so,? |well,? |hey,? |hi,? )?(?:suppose|imagine|let's say|i've|i have|i had|i recently|i just|i am|i'm|i was|i found|i came|i stumbled|i recorded|i wrote|i took|i made|i got|i received|i own|i downloaded|i captured|i snapped|i uploaded|there's|there is|it's|it is|this is|my)\b", re.I)
 #: A sentence that asks for something (rather than telling the background of the request).
