@@ -34,7 +34,8 @@ TEXT_REF_RE = re.compile(
     r"\b(?:based on|according to|depending on|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
     r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question|points|content|emotions?|preferences|sentiment|mood|instructions?"
     r"|discussion|conversation|dialogue|concept|suggestions?|advice|recommendations?)\b"
-    r"|\bapply (?:this|that|the) (?:edit|change|instruction)",
+    r"|\bapply (?:this|that|the) (?:edit|change|instruction)"
+    r"|\badd (?:the|this|that) (?:\w+ )?(?:text|answer|caption|label|translation|summary|words)\b",
     re.I,
 )
 #: Words saying a recording holds what a step needs ("the question in my recording").
