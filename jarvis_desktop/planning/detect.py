@@ -321,6 +321,12 @@ class Detector:
         """Which media kind a phrase is about: the nearest media word in its clause, else the files."""
         ci = reading.clause_at(a)
         clause = reading.clauses[ci]
+        # "the image's classification", "audio classification": the word right before names it
+        before = re.search(r"\b(\w+)(?:'s)?\s+$", reading.text[max(0, a - 20) : a])
+        if before:
+            kind = next((k for k, ws in self.kb.media_words.items() if before.group(1).lower() in ws), None)
+            if kind in ("image", "audio"):
+                return kind
         best: tuple[int, str] | None = None
         words = re.sub(r"parts?[- ]of[- ]speech", lambda m: " " * len(m.group(0)), clause.text, flags=re.I)  # grammar, not audio
         for m in re.finditer(r"[\w.]+", words):
