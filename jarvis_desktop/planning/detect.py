@@ -55,7 +55,7 @@ ASK_RE = re.compile(
     r"|^\W*(?:and |then |also |finally |lastly |next |now )?(?:generate|create|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|convert|provide|give|produce|enhance|improve|read|tell|find|draw|analy[sz]e|determine|compare|write|compose)\b",
     re.I,
 )
-PURPOSE_RE = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could|may|might)\b[^.?!,;]*|\bto help (?:me|us) (?:to )?\w+[^.?!,;]*|\bfor (?:a )?(?:better|easier|easy|quick|clearer) (?:understanding|listening|reading|review|view)\b", re.I)
+PURPOSE_RE = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could|may|might)\b[^.?!,;]*|\bto help (?:(?:me|us|them|people|children|kids|students|others) )?(?:to )?\w+[^.?!,;]*|\bfor (?:a )?(?:better|easier|easy|quick|clearer) (?:understanding|listening|reading|review|view)\b", re.I)
 #: How many characters shorter a generic ("weak") phrase counts when it overlaps a specific one.
 WEAK_PENALTY = 12
 #: Cosine similarity above which an example request is trusted to name a step's task.
