@@ -158,3 +158,27 @@ def test_an_interrupted_answer_is_noted_for_the_next_request(assistant):
     roles = [(m["role"], m["text"]) for m in assistant.store.get_session(first.session_id).messages]
     assert roles[2][0] == "system" and "interrupted" in roles[2][1]
     assert roles[3] == ("user", "and now?")
+
+
+def test_hybrid_keeps_the_offline_draft_when_the_llm_drops_every_step(jarvis_env, monkeypatch, tmp_path):
+    monkeypatch.setenv("JARVIS_PLANNER", "hybrid")
+    wav = espeak("Hybrid planning test", tmp_path / "h.wav")
+    controller = ScriptedFakeController(["[]", "It says: hybrid planning test."])
+    a = Assistant(load_settings(), controller=controller)
+    check, note = a.make_plan("Transcribe this recording", [__import__("jarvis_desktop.media", fromlist=["x"]).check_attachment(wav)])
+    assert [t.task for t in check.plan.tasks] == ["automatic-speech-recognition"]
+    assert "draft kept" in note
+
+
+def test_a_dropped_image_with_no_step_named_is_read(assistant, tmp_path):
+    """No step is named ("have a look at this"), but an image came with it: read the image."""
+    from PIL import Image, ImageDraw
+
+    img = tmp_path / "sign.png"
+    im = Image.new("RGB", (420, 90), "white")
+    ImageDraw.Draw(im).text((10, 30), "OPEN ON SUNDAYS", fill="black", font_size=36)
+    im.save(img)
+    result = assistant.ask("Have a look at this", [img])
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"]
+    assert result.results[0].status == "done"
+    assert "SUNDAYS" in result.results[0].output.text.upper()

@@ -196,6 +196,9 @@ class Assistant:
         except ControllerError as e:
             log.warning("controller unavailable for planning: %s", e)
             return self._offline_plan(text, attachments), f"offline planner (controller unavailable: {e})"
+        if check.ok and not check.plan and draft:
+            # The LLM dropped every step of a good draft: keep the draft rather than only chatting.
+            return PlanCheck(Plan(draft.tasks, "offline"), [], check.repairs), f"offline draft kept ({capable.name} returned no steps)"
         if check.ok:
             return check, f"{capable.name}"
         log.warning("the controller's plan was invalid twice (%s); answering as plain chat", "; ".join(check.errors))
@@ -211,6 +214,32 @@ class Assistant:
         check = planner.plan(text, attachments)
         if check.plan is None:
             check.plan = Plan([], "offline")
+        if not check.plan.tasks and attachments and not check.errors:
+            fallback = self._file_plan(text, attachments)
+            if fallback.plan:
+                return fallback
+        return check
+
+    def _file_plan(self, text: str, attachments: list[Attachment]) -> PlanCheck:
+        """When no step is recognised but files came with the request, do the natural thing with
+        each file (read an image, transcribe a recording) instead of ignoring them: a person who
+        drops a photo and asks "what does it say?" expects an answer about the photo."""
+        from .plan import validate_plan
+
+        question = text.strip().endswith("?")
+        vqa_local = bool(self.registry.local_models("visual-question-answering"))
+        items = []
+        for a in attachments:
+            tid = len(items)
+            if a.kind == "image" and question and vqa_local:
+                items.append({"task": "visual-question-answering", "id": tid, "dep": [-1], "args": {"image": str(a.path), "text": text}})
+            elif a.kind == "image":
+                items.append({"task": "image-to-text", "id": tid, "dep": [-1], "args": {"image": str(a.path)}})
+            elif a.kind == "audio":
+                items.append({"task": "automatic-speech-recognition", "id": tid, "dep": [-1], "args": {"audio": str(a.path)}})
+        check = validate_plan(items, attachments, source="offline")
+        if check.plan:
+            check.plan.notes.append("no step was recognised in the words; ran the usual step for each attached file")
         return check
 
     # -- the whole request -------------------------------------------------------------------
