@@ -253,3 +253,20 @@ def test_encoder_catches_a_request_no_pattern_names(files):
     assert not OfflinePlanner(use_embeddings=False).plan(request, [files["memo.wav"]]).plan  # no phrase pattern names it
     check = OfflinePlanner().plan(request, [files["memo.wav"]])
     assert tasks_of(check) == ["automatic-speech-recognition"]
+
+
+@pytest.mark.parametrize("request_text,task,subject", [
+    ("Say hello world out loud", "text-to-speech", "hello world"),
+    ("Read aloud: good morning everyone", "text-to-speech", "good morning everyone"),
+    ("Speak the words good luck", "text-to-speech", "good luck"),
+    ("Translate good morning into French", "translation", "Good morning"),
+    ("Summarize: the results beat expectations and the team grew.", "summarization", "the results beat expectations and the team grew."),
+    ("Find the names mentioned in Alice met Bob in Paris on Monday", "token-classification", "Alice met Bob in Paris on Monday"),
+])
+def test_inline_words_are_the_subject_not_the_command(request_text, task, subject):
+    """The words to say, translate or summarise, without the command around them."""
+    from jarvis_desktop.planning.offline import OfflinePlanner
+
+    check = OfflinePlanner().plan(request_text, [])
+    assert check.ok and [t.task for t in check.plan.tasks] == [task]
+    assert check.plan.tasks[0].args["text"] == subject
