@@ -19,6 +19,10 @@ from jarvis_desktop.experts.base import TaskOutput  # noqa: E402
 from jarvis_desktop.pipeline.events import EventBus  # noqa: E402
 from jarvis_desktop.pipeline.executor import ExecutionOptions, Scheduler  # noqa: E402
 from jarvis_desktop.pipeline.plan import Plan, Task  # noqa: E402
+from jarvis_desktop.pipeline.worker_pool import WorkerPool  # noqa: E402
+
+#: One pool for the whole run, as the assistant keeps one for its life.
+POOL = WorkerPool()
 
 
 def chain(n: int) -> Plan:
@@ -70,7 +74,7 @@ def measure(plan: Plan, sleep: float, workers: int) -> float:
         return TaskOutput(text="ok")
 
     with tempfile.TemporaryDirectory() as d:
-        sched = Scheduler(runner, EventBus([lambda e: None]), "bench", ExecutionOptions(max_workers=workers, task_timeout=60))
+        sched = Scheduler(runner, EventBus([lambda e: None]), "bench", ExecutionOptions(max_workers=workers, task_timeout=60), pool=POOL)
         t0 = time.perf_counter()
         results = sched.run(plan, Path(d))
         wall = time.perf_counter() - t0

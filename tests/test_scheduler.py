@@ -203,3 +203,21 @@ def test_worker_pool_reuses_warm_threads():
     for _ in range(5):
         assert finished.acquire(timeout=10)  # the pool grew so all five could meet at the barrier
     assert pool.threads >= 5
+    pool.shutdown(timeout=5)
+
+
+def test_worker_pool_shutdown_releases_its_threads():
+    from jarvis_desktop.pipeline.worker_pool import WorkerPool
+
+    pool = WorkerPool(idle_seconds=60, name="shutdown-test")
+    done = threading.Semaphore(0)
+    for _ in range(3):
+        pool.submit(done.release)
+    for _ in range(3):
+        assert done.acquire(timeout=5)
+    names = lambda: [t.name for t in threading.enumerate() if t.name.startswith("shutdown-test")]  # noqa: E731
+    assert names()
+    pool.shutdown(timeout=5)
+    assert names() == [] and pool.threads == 0
+    with pytest.raises(RuntimeError):
+        pool.submit(done.release)

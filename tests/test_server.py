@@ -99,8 +99,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def speech_wav(tmp_path_factory) -> Path:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (make system-deps)")
+    assert shutil.which("espeak-ng"), "espeak-ng is missing: make setup installs it (make system-deps)"
     path = tmp_path_factory.mktemp("audio") / "request.wav"
     subprocess.run(["espeak-ng", "-w", str(path), "the weather is lovely today"], check=True)
     return path

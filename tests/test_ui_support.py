@@ -34,8 +34,7 @@ def make_settings(**overrides):
 
 
 def espeak_wav(path: Path, text: str = SPOKEN) -> Path:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    assert shutil.which("espeak-ng"), "espeak-ng is missing: make setup installs it (make system-deps)"
     subprocess.run(["espeak-ng", "-w", str(path), text], check=True, capture_output=True)
     return path
 

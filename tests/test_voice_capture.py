@@ -103,7 +103,7 @@ def test_no_input_device_is_a_clear_message(tmp_path, monkeypatch):
         from jarvis_desktop.voice.capture import list_devices
 
         if list_devices():
-            pytest.skip("this machine has a real sound card")
+            pytest.skip("the no-microphone message can only be checked on a machine without a sound card")
         with pytest.raises(AudioDeviceError, match="no microphone found. Plug one in"):
             Microphone().start()
 

@@ -31,6 +31,7 @@ from .planner import LLMPlanner, Turn
 from .responder import capabilities_answer, chat_answer, compose_answer, controller_answer, stream_words
 from .selector import Choice, ModelSelector
 from .session_log import SessionLogger
+from .worker_pool import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class Assistant:
         self._catalog = catalog
         self._offline_planner: Any = None
         self._lock = threading.RLock()
+        self._workers = WorkerPool()  # warm between requests; released by close()
         self.bus = ev.EventBus()
 
     # -- lazily built parts -----------------------------------------------------------------
@@ -172,6 +174,8 @@ class Assistant:
         return [t for t in TASK_TYPES if self.registry.local_models(t)]
 
     def close(self) -> None:
+        self._workers.shutdown(timeout=2.0)  # idle workers leave at once; a hung task is not waited for long
+        self._workers = WorkerPool()  # an assistant may still be asked after close (the server)
         c = self._controller
         if c is not None and hasattr(c, "stop"):
             c.stop()
@@ -325,7 +329,7 @@ class Assistant:
                 task_timeout=self.settings.task_timeout,
                 allowed_files={str(a.path) for a in attachments},
             )
-            scheduler = Scheduler(self._runner(result.choices), bus, rid, options)
+            scheduler = Scheduler(self._runner(result.choices), bus, rid, options, pool=self._workers)
             models = {tid: (c.model_id, c.where or "") for tid, c in result.choices.items()}
             result.results = scheduler.run(plan, out_dir, cancel, models, settings=self.settings,
                                            device=self.settings.resolved_device())

@@ -20,7 +20,7 @@ from ..media import MediaError, kind_of, read_text_file
 from ..task_types import ARG_KINDS, FILE_KINDS
 from .events import CancelToken, EventBus, TaskFailed, TaskFinished, TaskSkipped, TaskStarted
 from .plan import PLACEHOLDER_RE, Plan, Task, placeholder_ids
-from .worker_pool import WorkerPool, shared_pool
+from .worker_pool import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,8 @@ class Scheduler:
                 self.bus.emit(TaskSkipped(rid, dep_id, t.task, why))
                 skip_downstream(dep_id, f"skipped: its input (task {dep_id}) was skipped")
 
-        pool = self.pool or shared_pool()
+        # A caller that runs many plans (the assistant) passes its warm pool; otherwise one per run.
+        pool = self.pool or WorkerPool()
         limit = max(1, self.options.max_workers)
         def submit_ready() -> None:
             if cancel.cancelled:
@@ -193,6 +194,8 @@ class Scheduler:
                 self.bus.emit(TaskFailed(rid, tid, t.task, mid, err, secs))
                 skip_downstream(tid, f"skipped: its input (task {tid}) failed")
             submit_ready()
+        if self.pool is None:
+            pool.shutdown()
         if cancel.cancelled:
             for tid, (start, tc) in running.items():
                 tc.cancel()

@@ -61,14 +61,15 @@ class ModelSelector:
     def candidates(self, task: str) -> list[Candidate]:
         """Top-K candidates: runnable-locally first, then hosted-runnable, then the rest; by downloads."""
         seen: dict[str, Candidate] = {}
-        for mid in self.registry.local_models(task):
+        local = self.registry.local_models(task)
+        for mid in local:
             info = self.catalog.get(mid, task)
             seen[mid] = Candidate(mid, info.downloads if info else 0, info.likes if info else 0,
                                   description=info.description if info else "", license=info.license if info else None)
         for m in self.catalog.for_task(task):
             if m.id not in seen:
                 seen[m.id] = Candidate(m.id, m.downloads, m.likes, description=m.description, license=m.license)
-        local_order = {m: i for i, m in enumerate(self.registry.local_models(task))}
+        local_order = {m: i for i, m in enumerate(local)}
         for c in seen.values():
             r = self.registry.find(task, c.id)
             c.where = r.where if r else None
