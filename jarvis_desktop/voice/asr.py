@@ -28,6 +28,10 @@ SAMPLE_RATE = 16000
 SHIPPED_ASR_ID = "Systran/faster-whisper-tiny.en"
 #: Catalog ids that name the same weights as the shipped model.
 SHIPPED_ALIASES = ("Systran/faster-whisper-tiny.en", "openai/whisper-tiny.en", "tiny.en")
+#: Requests up to this long are encoded in a window cut to their length (see ``_transcribe_short``).
+SHORT_WINDOW_MAX_S = 20.0
+#: The shortest window: Whisper garbles a window much shorter than a few seconds.
+SHORT_WINDOW_MIN_S = 8.0
 
 
 @dataclass
@@ -159,6 +163,7 @@ class Transcriber:
         language: str = "",
         offline: bool = True,  # local_files_only: never fetch a model
         beam_size: int = 5,  # greedy decoding of tiny.en garbles short noisy requests
+        short_window: bool = True,
     ):
         if not isinstance(model, (str, Path)):  # Transcriber(settings): the configured model
             settings = model
@@ -171,6 +176,7 @@ class Transcriber:
         self.language = language
         self.offline = offline
         self.beam_size = beam_size
+        self.short_window = short_window
         self._resolved: ResolvedModel | None = None
         self._run_lock = threading.Lock()
 
@@ -201,6 +207,15 @@ class Transcriber:
         """Recognise a spoken request in an audio file (decoded with media.load_audio)."""
         return self.transcribe(Path(path), **kw)
 
+    def _transcribe_short(self, model, samples, lang: str, duration: float) -> Transcript:
+        t0 = time.perf_counter()
+        text, no_speech, logprob = _short_window_text(model, samples, lang, self.beam_size, self._run_lock)
+        seconds = time.perf_counter() - t0
+        if not text or (no_speech > 0.6 and logprob < -1.0):  # Whisper's own "no speech" rule
+            raise EmptyUtterance("no speech recognised in the recording")
+        seg = Segment(0.0, duration, text, no_speech, logprob)
+        return Transcript(text, lang or "en", duration, seconds, self.model_id, [seg])
+
     def transcribe(self, audio, *, language: str | None = None, vad_filter: bool | None = None) -> Transcript:
         """Recognise speech in ``audio``: a file path or mono float32 samples at 16 kHz.
 
@@ -226,6 +241,8 @@ class Transcriber:
             lang = "en"
         if vad_filter is None:
             vad_filter = duration > 30.0  # long recordings: skip the silences between sentences
+        if self.short_window and not vad_filter and duration <= SHORT_WINDOW_MAX_S:
+            return self._transcribe_short(model, samples, lang, duration)
         t0 = time.perf_counter()
         with self._run_lock:
             segs, info = model.transcribe(
@@ -248,3 +265,46 @@ class Transcriber:
         if not text:
             raise EmptyUtterance("no speech recognised in the recording")
         return Transcript(text, info.language or (lang or ""), duration, seconds, self.model_id, kept)
+
+
+def _short_window_text(model, samples, lang: str, beam_size: int, lock: threading.Lock):
+    """Encode ``samples`` in a window a little longer than they are instead of Whisper's fixed
+    30 s: the encoder's cost follows the window, so a 3 s request is recognised about 4x faster
+    (CTranslate2 accepts the shorter input, as whisper.cpp's ``audio_ctx`` does). Decoding keeps
+    timestamps and drops text the model places after the audio's end: in a short window Whisper
+    otherwise repeats the request into the padding. Returns (text, no_speech_prob, avg_logprob)."""
+    import ctranslate2
+    import numpy as np
+    from faster_whisper.tokenizer import Tokenizer
+    from faster_whisper.transcribe import get_suppressed_tokens
+
+    fe = model.feature_extractor
+    target = max(len(samples) + SAMPLE_RATE // 2, int(SHORT_WINDOW_MIN_S * SAMPLE_RATE))
+    padded = np.zeros(target, np.float32)
+    padded[: len(samples)] = samples
+    features = fe(padded)[:, : target // fe.hop_length]
+    tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=lang or "en")
+    with lock:
+        enc = model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
+        result = model.model.generate(
+            enc, [list(tokenizer.sot_sequence)], beam_size=beam_size, max_length=224, return_scores=True,
+            return_no_speech_prob=True, suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
+            max_initial_timestamp_index=50,
+        )[0]
+    tokens = result.sequences_ids[0]
+    avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+    duration = len(samples) / SAMPLE_RATE
+    kept: list[int] = []
+    part: list[int] = []
+    start: float | None = None
+    for tok in tokens + [None]:  # None closes a segment left open at the end
+        if tok is not None and tok < tokenizer.timestamp_begin:
+            part.append(tok)
+            continue
+        if start is None and tok is not None:
+            start = (tok - tokenizer.timestamp_begin) * 0.02
+            continue
+        if part and (start or 0.0) < duration - 0.1:
+            kept += part
+        part, start = [], None
+    return tokenizer.decode(kept).strip(), float(result.no_speech_prob), float(avg_logprob)
