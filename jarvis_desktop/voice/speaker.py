@@ -248,6 +248,8 @@ class StreamingSpeaker:
         self.interrupt()
         self._closed = True
         self._text_q.put(None)
+        if hasattr(self.player, "close"):
+            self.player.close()
 
     # --- threads ------------------------------------------------------------------------------
     def _done_one(self) -> None:
@@ -298,6 +300,9 @@ class StreamingSpeaker:
                 self.echo.said(text)
                 self._emit("playing", idx, text, ans)
 
+            if hasattr(self.player, "enqueue"):  # one open stream: queue it behind what plays
+                self._queue_clip(gen, ans, idx, text, samples, rate, started)
+                continue
             try:
                 done = self.player.play(samples, rate, on_start=started, should_stop=lambda g=gen: g != self._gen)
             except Exception as e:  # no speaker: the answer is still on screen
@@ -311,6 +316,36 @@ class StreamingSpeaker:
             elif done is False:
                 self._emit("stopped", idx, text, ans)
             self._done_one()
+
+    def _queue_clip(self, gen, ans, idx, text, samples, rate, started) -> None:
+        """Hand a sentence to the player's open stream without waiting for the one before it to
+        end, so sentences follow each other on the next sample (no gap, no reopen)."""
+
+        def ended(clip, idx=idx, text=text, ans=ans):
+            if clip.completed:
+                self.echo.said(text)  # refresh: the echo window counts from the end of playback
+                self._emit("played", idx, text, ans)
+            elif clip.error:
+                self.error = clip.error
+                self._emit("failed", idx, text, ans)
+            else:
+                self._emit("stopped", idx, text, ans)
+            self._done_one()
+
+        if gen != self._gen:
+            self._emit("dropped", idx, text, ans)
+            self._done_one()
+            return
+        try:
+            self.player.enqueue(samples, rate, on_start=started, on_end=ended)
+        except Exception as e:  # no speaker: the answer is still on screen
+            self.error = str(e)
+            log.warning("cannot play speech: %s", e)
+            self._emit("failed", idx, text, ans)
+            self._done_one()
+            return
+        if gen != self._gen:  # interrupted while queueing: stop() may have run just before
+            self.player.stop()
 
     def _emit(self, kind: str, idx: int, text: str, ans: int) -> None:
         ev = SpeakerEvent(kind, idx, text, ans)

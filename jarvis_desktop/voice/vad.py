@@ -89,7 +89,7 @@ class UtteranceEnded:
     end: int  # position after the last sample of ``audio``
     speech_start: int  # where the VAD heard speech begin
     speech_end: int  # where the VAD heard the last speech
-    reason: str = "silence"  # silence | max-length | flush
+    reason: str = "silence"  # silence | turn-complete | max-length | flush
 
 
 @dataclass
@@ -119,9 +119,16 @@ class Endpointer:
         self._last_speech_end = 0
         self._silent = 0  # samples of silence since the last speech
         self._paused = False
+        self._turn_request: tuple[int, int, int] | None = None
         self._ring.clear()
         self.vad.reset()
         self.last_prob = 0.0
+
+    def end_turn(self, start: int, end: int, after_ms: int = 0) -> None:
+        """The speaker has (probably) finished the utterance paused at ``start..end``: end it once
+        its silence reaches ``after_ms`` instead of ``silence_ms``. Safe from any thread (the turn
+        detector calls it when speculative recognition finishes); ignored if speech resumed."""
+        self._turn_request = (start, end, after_ms)
 
     def feed(self, samples, position: int) -> list:
         """Process one 512-sample block that starts at ``position``; return the events it caused."""
@@ -158,8 +165,13 @@ class Endpointer:
             audio, s, e = self._cut()
             events.append(SpeechPaused(audio, s, e))
         total = end - self._blocks[0][0]
+        request = self._turn_request
+        if request is not None and not self._paused:
+            self._turn_request = request = None  # speech resumed: that judgement is stale
         if self._silent * 1000 >= self.silence_ms * SAMPLE_RATE:
             events.append(self._finish("silence"))
+        elif request is not None and self._silent * 1000 >= request[2] * SAMPLE_RATE and self._span() == request[:2]:
+            events.append(self._finish("turn-complete"))
         elif total >= self.max_utterance_s * SAMPLE_RATE:
             events.append(self._finish("max-length"))
         return events
@@ -167,6 +179,11 @@ class Endpointer:
     def flush(self) -> UtteranceEnded | None:
         """End the current utterance now (the stream ended or the user stopped listening)."""
         return self._finish("flush") if self.in_speech else None
+
+    def _span(self) -> tuple[int, int]:
+        start = self._blocks[0][0]
+        stop = self._last_speech_end + self.tail_ms * SAMPLE_RATE // 1000
+        return start, start + min(max(0, stop - start), sum(len(b) for _, b in self._blocks))
 
     def _cut(self):
         """The utterance audio: from the first kept block to ``tail_ms`` after the last speech."""
@@ -182,6 +199,7 @@ class Endpointer:
         audio, s, e = self._cut()
         ev = UtteranceEnded(audio, s, e, self._speech_start, self._last_speech_end, reason)
         self.in_speech = False
+        self._turn_request = None
         self._blocks = []
         self._run = 0
         self._paused = False

@@ -1,0 +1,112 @@
+"""End of turn from what was said, not only from silence.
+
+At a short pause the listener recognises the utterance so far; ``TurnDetector.judge`` reads that
+partial transcript and says how much longer to wait before the turn counts as over:
+
+- ``complete``: a finished sentence or question (Whisper's closing punctuation, or spaCy's parse:
+  a main verb with its clause closed) -> end now, the assistant can answer at once;
+- ``incomplete``: a trailing "and"/"but"/"um", a dangling preposition, article or auxiliary, a
+  verb still waiting for its object, Whisper's "..." -> wait up to the configured silence;
+- ``unsure``: anything else (a fragment, no parse) -> wait a middle time.
+
+The grammar comes from spaCy's shipped English parser (part of speech and dependencies), the
+same pipeline the planner loads; without it only punctuation and the closed-class word lists
+below decide, and a missing parse makes more turns ``unsure``, never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Hesitations that mean the speaker is still thinking.
+FILLERS = {"um", "uh", "er", "erm", "ah", "hmm", "mm", "uhm", "like", "so", "well"}
+#: Closed-class words a sentence cannot end on (used when spaCy is not there, and to back it up).
+DANGLING = {
+    "and", "but", "or", "nor", "because", "so", "if", "then", "than", "that", "which", "who", "whose",
+    "the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "this", "these", "those",
+    "of", "to", "for", "with", "in", "on", "at", "from", "by", "into", "about", "as", "like", "and/or",
+    "is", "are", "was", "were", "be", "can", "could", "would", "should", "will", "shall", "may", "might",
+    "must", "do", "does", "did", "have", "has", "had", "please", "also", "while", "although", "though",
+    "when", "where", "what", "how", "why", "some", "any", "each", "every", "very", "more", "most",
+}
+#: Parts of speech a finished clause does not end on.
+_OPEN_POS = {"CCONJ", "SCONJ", "ADP", "DET", "AUX", "PART", "INTJ"}
+#: Transitive verbs whose missing object means the request goes on ("please describe ...").
+_NEEDS_OBJECT = {
+    "describe", "tell", "show", "give", "make", "find", "read", "translate", "generate", "create",
+    "summarize", "summarise", "draw", "write", "convert", "turn", "send", "put", "set", "take", "get",
+    "detect", "classify", "transcribe", "explain", "compare", "answer",
+}
+
+
+@dataclass(frozen=True)
+class TurnDecision:
+    """How sure we are the speaker has finished, and how long to wait for more speech."""
+
+    verdict: str  # complete | incomplete | unsure
+    wait_ms: int  # more silence to require (0: end the turn now)
+    reason: str
+
+
+@dataclass
+class TurnDetector:
+    """Judges partial transcripts. ``max_wait_ms`` is the configured silence (the upper bound);
+    ``unsure_wait_ms`` is the wait when neither grammar nor punctuation decides."""
+
+    max_wait_ms: int = 1200
+    unsure_wait_ms: int = 600
+    use_spacy: bool = True
+
+    def load(self) -> bool:
+        """Load the parser now (it takes about a second), so the first turn is not delayed."""
+        return self._nlp() is not None
+
+    def _nlp(self):
+        if not self.use_spacy:
+            return None
+        from ..planning.segment import load_nlp
+
+        return load_nlp()[0]
+
+    def judge(self, text: str) -> TurnDecision:
+        t = " ".join((text or "").split())
+        words = re.findall(r"[a-z']+", t.lower())
+        if not words:
+            return self._wait("unsure", "nothing recognised yet")
+        if re.search(r"(\.\.\.|…|[,;:\-–—])\s*$", t):
+            return self._wait("incomplete", "trails off")
+        last = words[-1]
+        if last in FILLERS or last in DANGLING:
+            return self._wait("incomplete", f"ends on '{last}'")
+        ends_sentence = bool(re.search(r"[.!?][\"')\]]*$", t))
+        nlp = self._nlp()
+        if nlp is None:
+            if ends_sentence and len(words) >= 2:
+                return TurnDecision("complete", 0, "a full stop after a few words")
+            return self._wait("unsure", "no parser")
+        doc = nlp(t)
+        toks = [tok for tok in doc if not tok.is_punct and not tok.is_space]
+        if not toks:
+            return self._wait("unsure", "no words")
+        end = toks[-1]
+        if ends_sentence and len(toks) <= 2 and last not in DANGLING:  # "Thanks.", "Hi there."
+            return TurnDecision("complete", 0, "a short complete reply")
+        if end.pos_ in _OPEN_POS and not (end.pos_ == "PART" and end.lower_ in ("not", "n't")):
+            return self._wait("incomplete", f"ends on a {end.pos_.lower()} '{end.text}'")
+        sent = list(doc.sents)[-1]
+        verbs = [tok for tok in sent if tok.pos_ in ("VERB", "AUX")]
+        if end.pos_ == "VERB" and end.lemma_.lower() in _NEEDS_OBJECT and not any(
+            c.dep_ in ("dobj", "obj", "ccomp", "xcomp", "dative", "prt", "attr") for c in end.children
+        ):
+            return self._wait("incomplete", f"'{end.text}' still needs its object")
+        question = t.rstrip("\"')] ").endswith("?")
+        if ends_sentence and (verbs or question):
+            return TurnDecision("complete", 0, "a finished sentence")
+        if verbs and sent.root.pos_ in ("VERB", "AUX") and len(toks) >= 3:
+            return TurnDecision("complete", 0, "a whole clause (no punctuation)")
+        return self._wait("unsure", "a fragment")
+
+    def _wait(self, verdict: str, reason: str) -> TurnDecision:
+        wait = self.max_wait_ms if verdict == "incomplete" else min(self.unsure_wait_ms, self.max_wait_ms)
+        return TurnDecision(verdict, wait, reason)
