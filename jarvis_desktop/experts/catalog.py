@@ -113,6 +113,11 @@ def refresh_catalog(settings: Settings, per_task: int = 30, with_cards: bool = T
         raise RuntimeError("Offline mode is on: turn it off (JARVIS_OFFLINE=0) to refresh the catalog from the Hub.")
     from huggingface_hub import HfApi
 
+    from .hub_errors import explain, probe
+
+    unreachable = probe()
+    if unreachable is not None:
+        raise RuntimeError(explain(unreachable, action="refresh the model catalog")) from None
     api = HfApi(token=settings.hf_token or None)
     models: list[CatalogModel] = []
     hub_tasks = sorted(t for t in TASK_TYPES if "control" not in t)
@@ -122,7 +127,7 @@ def refresh_catalog(settings: Settings, per_task: int = 30, with_cards: bool = T
         try:
             found = list(api.list_models(pipeline_tag=task, sort="downloads", limit=per_task, cardData=True))
         except Exception as e:
-            raise RuntimeError(f"Could not list models from the Hub ({type(e).__name__}: {e}). Check your network.") from None
+            raise RuntimeError(explain(e, action="refresh the model catalog")) from None
         for info in found:
             card = getattr(info, "card_data", None) or {}
             license_ = card.get("license") if hasattr(card, "get") else None

@@ -9,15 +9,18 @@ file with a Range request, and a pull run again after a failure fetches only the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from ..cancel import CancelToken
 from ..config import Settings, resources_dir
 from .base import ExpertError
+from .hub_errors import OFFLINE_ROUTE, explain, probe
 from .local_cache import describe, model_id_of, repo_folder_name, snapshot_dir
 
 #: Never fetched: other frameworks' copies of the same weights and single-file checkpoints.
@@ -148,43 +151,126 @@ def _patterns(files: list[str], variant: str = "") -> tuple[list[str] | None, li
     return None, ignore
 
 
+class DownloadCancelled(ExpertError):
+    """The user stopped a download; what arrived stays on disk and the next pull resumes it."""
+
+
+@dataclass(frozen=True)
+class DownloadProgress:
+    """One download's progress, for a progress bar with size and speed."""
+
+    model_id: str
+    done_bytes: int
+    total_bytes: int
+    seconds: float
+
+    @property
+    def bytes_per_second(self) -> float:
+        return self.done_bytes / self.seconds if self.seconds > 0 else 0.0
+
+
 def pull(model_id: str, settings: Settings, variant: str = "", revision: str | None = None,
-         progress: Any = True, endpoint: str | None = None) -> PullResult:
-    """Download (or finish downloading) a model into the cache, with tqdm progress bars.
+         progress: Any = True, endpoint: str | None = None,
+         on_progress: Callable[[DownloadProgress], None] | None = None, cancel: CancelToken | None = None) -> PullResult:
+    """Download (or finish downloading) a model into the cache, then verify every file's checksum.
 
     ``endpoint`` points at a Hub mirror or a private Hub (default: ``HF_ENDPOINT`` or huggingface.co).
+    ``on_progress`` receives byte counts (one bar per model) and ``cancel`` stops the download
+    between chunks; either replaces the tqdm bars. Any failure is one :class:`ExpertError` line.
     """
     if settings.offline:
-        raise ExpertError(f"Offline mode is on: cannot download '{model_id}'. Turn it off (JARVIS_OFFLINE=0) to pull models.")
+        raise ExpertError(f"Offline mode is on: cannot download '{model_id}'. Turn it off (JARVIS_OFFLINE=0) to pull models. "
+                          + OFFLINE_ROUTE)
     from huggingface_hub import HfApi, snapshot_download
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError,
-                                        RepositoryNotFoundError, RevisionNotFoundError)
 
     token = settings.hf_token or None
     t0 = time.time()
+    bars = _progress_class(model_id, on_progress, cancel) if (on_progress or cancel) else _tqdm_class(progress)
+    unreachable = probe(endpoint)
+    if unreachable is not None:
+        raise ExpertError(explain(unreachable, model_id)) from None
     try:
         files = HfApi(token=token, endpoint=endpoint).list_repo_files(model_id, revision=revision)
         allow, ignore = _patterns(files, variant)
         path = snapshot_download(model_id, revision=revision, cache_dir=str(_cache(settings)), token=token,
                                  allow_patterns=allow, ignore_patterns=ignore, endpoint=endpoint,
-                                 tqdm_class=_tqdm_class(progress))
-    except GatedRepoError:
-        raise ExpertError(f"'{model_id}' is gated: accept its licence on huggingface.co and set HF_TOKEN, then pull again.") from None
-    except RepositoryNotFoundError:
-        raise ExpertError(f"'{model_id}' was not found on the Hugging Face Hub (check the spelling, or set HF_TOKEN for a private model).") from None
-    except RevisionNotFoundError:
-        raise ExpertError(f"'{model_id}' has no revision '{revision}'.") from None
-    except LocalEntryNotFoundError:
-        raise ExpertError(f"Cannot reach the Hugging Face Hub to download '{model_id}'. Check the network and try again; "
-                          "files already downloaded are kept.") from None
-    except HfHubHTTPError as e:
-        raise ExpertError(f"Downloading '{model_id}' failed: {str(e).splitlines()[0]}") from None
-    except OSError as e:
-        raise ExpertError(f"Downloading '{model_id}' failed: {e}. Run the same pull again to resume.") from None
+                                 tqdm_class=bars)
+    except DownloadCancelled:
+        raise
+    except Exception as e:  # httpx, socket, HTTP status, OS errors: one line, never a traceback
+        if cancel is not None and cancel.cancelled:
+            raise DownloadCancelled(f"Stopped downloading '{model_id}'; run the same pull again to resume.") from None
+        action = f"download '{model_id}'" + (f" at revision '{revision}'" if revision else "")
+        raise ExpertError(explain(e, model_id, action)) from None
     snap = Path(path)
+    bad = verify_snapshot(snap)
+    if bad:
+        raise ExpertError(f"Downloading '{model_id}' gave {len(bad)} file(s) whose checksum does not match the Hub's "
+                          f"(e.g. {bad[0]}): they were deleted. Run the same pull again to fetch them afresh.")
     info = describe(model_id, snap)
     tasks = list(dict.fromkeys(_tasks_from_catalog(settings, model_id) + list(info.tasks)))
     return PullResult(model_id, snap, _dir_bytes(_cache(settings) / repo_folder_name(model_id)), tasks, round(time.time() - t0, 1))
+
+
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def file_checksum_ok(path: Path, expected: str) -> bool:
+    """Whether ``path`` matches a Hub checksum: sha256 for large (LFS) files, git's blob sha1 else."""
+    import hashlib
+
+    if len(expected) == 64:
+        h = hashlib.sha256()
+    else:
+        h = hashlib.sha1()
+        h.update(b"blob %d\0" % path.stat().st_size)
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest() == expected
+
+
+def verify_snapshot(snap: Path) -> list[str]:
+    """Check each file of a downloaded snapshot against the checksum its blob is named by; a file
+    that does not match is deleted (blob and link) and its name returned."""
+    bad = []
+    for link in sorted(snap.rglob("*")):
+        if not link.is_symlink():
+            continue  # a copied file (no symlinks on this disk): no checksum to compare with
+        blob = link.resolve()
+        if not blob.is_file() or not _HEX.fullmatch(blob.name):
+            continue
+        if not file_checksum_ok(blob, blob.name):
+            blob.unlink(missing_ok=True)
+            link.unlink(missing_ok=True)
+            bad.append(str(link.relative_to(snap)))
+    return bad
+
+
+def _progress_class(model_id: str, on_progress: Callable[[DownloadProgress], None] | None, cancel: CancelToken | None):
+    """A silent tqdm that reports the bytes written (huggingface_hub sums every file into one
+    "Reconstructing" bar) and raises :class:`DownloadCancelled` when ``cancel`` is set."""
+    from tqdm.auto import tqdm
+
+    start = time.time()
+
+    class ReportingTqdm(tqdm):
+        def __init__(self, *a, **kw):
+            self._bytes = kw.get("unit") == "B" and str(kw.get("desc", "")).startswith("Reconstruct")
+            self._done = int(kw.get("initial") or 0)
+            kw["disable"] = True
+            super().__init__(*a, **kw)
+
+        def update(self, n=1):
+            if cancel is not None and cancel.cancelled:
+                raise DownloadCancelled(f"Stopped downloading '{model_id}'; run the same pull again to resume.")
+            if self._bytes:
+                self._done += int(n or 0)
+                if on_progress is not None:
+                    on_progress(DownloadProgress(model_id, self._done, int(self.total or 0), time.time() - start))
+            return super().update(n)
+
+    return ReportingTqdm
 
 
 def _tqdm_class(progress: Any):
@@ -248,6 +334,7 @@ def pull_defaults(tasks: list[str] | None, settings: Settings, progress: bool = 
                   endpoint: str | None = None) -> list[PullResult]:
     """Pull the curated defaults for the chosen task types (each model once, cached ones skipped)."""
     if settings.offline:
-        raise ExpertError("Offline mode is on: cannot download the default models. Turn it off (JARVIS_OFFLINE=0) to pull them.")
+        raise ExpertError("Offline mode is on: cannot download the default models. Turn it off (JARVIS_OFFLINE=0) to pull them. "
+                          + OFFLINE_ROUTE)
     return [pull(m.model_id, settings, variant=m.variant, progress=progress, endpoint=endpoint)
             for m in plan_defaults(tasks, settings).models]
