@@ -40,12 +40,13 @@ _DNS_WORDS = ("name or service not known", "nodename nor servname", "temporary f
               "getaddrinfo failed", "no address associated", "name resolution")
 
 
-def explain(exc: BaseException, model_id: str = "", action: str = "") -> str:
+def explain(exc: BaseException, model_id: str = "", action: str = "", with_route: bool = True) -> str:
     """One line saying what went wrong reaching the Hub and what to do about it.
 
     ``action`` names what was being done ("download 'org/name'"); it defaults to downloading
-    ``model_id``.
+    ``model_id``. ``with_route``: end network failures with the export/import route.
     """
+    route = f" {OFFLINE_ROUTE}" if with_route else ""
     what = action or (f"download '{model_id}'" if model_id else "reach the Hugging Face Hub")
     page = f"{HUB}/{model_id}" if model_id else HUB
     chain = _chain(exc)
@@ -55,7 +56,7 @@ def explain(exc: BaseException, model_id: str = "", action: str = "") -> str:
 
     if "OfflineModeIsEnabled" in names:
         return (f"Cannot {what}: Hugging Face offline mode is on (HF_HUB_OFFLINE=1). "
-                f"Unset it to download. {OFFLINE_ROUTE}")
+                f"Unset it to download.{route}")
     if "GatedRepoError" in names or status == 403:
         return (f"Cannot {what}: the model is gated. Accept its licence at {page} (signed in), "
                 "then set a Hugging Face token (HF_TOKEN, or Settings > Experts) and try again.")
@@ -75,7 +76,7 @@ def explain(exc: BaseException, model_id: str = "", action: str = "") -> str:
                 "again later; finished files are kept and the download resumes.")
     if "gaierror" in names or any(w in text for w in _DNS_WORDS):
         return (f"Cannot {what}: the name of the Hub's server could not be resolved (no network or no DNS). "
-                f"Connect to the internet and run the same command again. {OFFLINE_ROUTE}")
+                f"Connect to the internet and run the same command again.{route}")
     if names & {"TimeoutException", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutError",
                 "Timeout", "timeout"}:
         return (f"Cannot {what}: the Hub did not answer in time (network too slow or down). Run the same command "
@@ -83,7 +84,7 @@ def explain(exc: BaseException, model_id: str = "", action: str = "") -> str:
     if names & {"ConnectError", "ConnectionRefusedError", "ConnectionError", "NetworkError", "RemoteProtocolError",
                 "ReadError", "ConnectionResetError", "ProtocolError", "LocalEntryNotFoundError"}:
         return (f"Cannot {what}: the Hub could not be reached (no network, or the connection was refused or cut). "
-                f"Check the network and run the same command again; finished files are kept. {OFFLINE_ROUTE}")
+                f"Check the network and run the same command again; finished files are kept.{route}")
     if status is not None:
         return f"Cannot {what}: the Hub answered HTTP {status}. Try again later."
     if isinstance(exc, OSError):
