@@ -233,6 +233,10 @@ def cmd_models(args) -> int:
     from .experts.base import ExpertError
 
     try:
+        if args.action in ("export", "import", "setup"):
+            from . import models_cli
+
+            return getattr(models_cli, f"cmd_{args.action}")(args, settings)
         if args.action == "list":
             return _models_list(args, settings, model_store)
         if args.action == "pull":
@@ -349,6 +353,8 @@ def cmd_sessions(args) -> int:
             print(f"{'':>11}task {t['task_id']} {t['task']} {t['status']} model={t['model_id']} {t['error'] or ''}")
         for o in r["outputs"]:
             print(f"{'':>11}output {o['path']}")
+    for rec in data.get("recordings") or []:
+        print(f"{'recording':>9}: {rec['path']}  ({rec['seconds']:.1f} s) \"{rec['text']}\"")
     return 0
 
 
@@ -427,8 +433,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(fn=cmd_plan)
 
     m = sub.add_parser("models", help="the model catalog and the local model cache")
-    m.add_argument("action", choices=["list", "refresh", "pull", "rm", "defaults"])
-    m.add_argument("model", nargs="*", help="model id(s) for pull/rm; task types for defaults")
+    m.add_argument("action", choices=["list", "refresh", "pull", "rm", "defaults", "export", "import", "setup"])
+    m.add_argument("model", nargs="*", help="model id(s) for pull/rm; task types for defaults; export: DIR then task "
+                   "types or model ids; import: DIR; setup: pack ids (images, listen, make-images, text)")
+    m.add_argument("--as", dest="repo_id", help="import: the model id of a plain model folder (hf download --local-dir)")
     m.add_argument("--all", action="store_true", help="list: the whole catalog, not only cached models")
     m.add_argument("--task", help="list: only this task type")
     m.add_argument("--yes", "-y", action="store_true", help="rm/defaults: do not ask")
