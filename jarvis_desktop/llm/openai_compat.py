@@ -77,9 +77,15 @@ class OpenAICompatController:
         if stream:
             return self._stream(kwargs)
         resp = self._create(kwargs)
-        if not resp.choices:
+        try:
+            choices = resp.choices
+            content = choices[0].message.content if choices else None
+        except (AttributeError, IndexError, KeyError, TypeError):  # a body that is no chat completion
+            raise ControllerError(f"{self.name} sent a reply that is not a chat completion. "
+                                  "Check that the base URL points at an OpenAI-compatible /v1 endpoint.") from None
+        if not choices:
             raise ControllerError(f"{self.name} returned no answer. Try again or choose another model.")
-        return resp.choices[0].message.content or ""
+        return content if isinstance(content, str) else ""
 
     def _create(self, kwargs: dict[str, Any], stream: bool = False):
         import openai
@@ -98,14 +104,17 @@ class OpenAICompatController:
             raise ControllerError(explain_error(e, self.name)) from None
 
     def _stream(self, kwargs: dict[str, Any]) -> Iterator[str]:
-        import openai
-
         stream = self._create(kwargs, stream=True)
         try:
             for chunk in stream:
-                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
-        except openai.OpenAIError as e:
+                choices = getattr(chunk, "choices", None)
+                delta = getattr(choices[0], "delta", None) if choices else None
+                content = getattr(delta, "content", None)
+                if isinstance(content, str) and content:
+                    yield content
+        except GeneratorExit:
+            raise
+        except Exception as e:  # a reset connection or a broken event stream: one line, not a traceback
             raise ControllerError(explain_error(e, self.name)) from None
 
 
@@ -132,4 +141,8 @@ def explain_error(e: Exception, name: str) -> str:
         return f"{name}: cannot reach the endpoint. Is the server running and OPENAI_BASE_URL right? Or switch to offline mode."
     if isinstance(e, openai.APIStatusError):
         return f"{name}: the server answered with an error ({e.status_code}): {_short(e)}"
+    if isinstance(e, ConnectionError) or type(e).__module__.split(".")[0] in ("httpx", "httpcore", "h11"):
+        return f"{name}: the connection broke off ({type(e).__name__}). Try again, or check the server."
+    if isinstance(e, (ValueError, openai.APIResponseValidationError)):
+        return f"{name}: sent a reply that could not be read ({type(e).__name__}). Is it an OpenAI-compatible endpoint?"
     return f"{name}: {type(e).__name__}: {_short(e)}"

@@ -24,12 +24,14 @@ from ..llm.base import Controller, ControllerError
 from ..media import Attachment, MediaError, check_attachment
 from ..store.sessions import SessionStore
 from ..task_types import TASK_TYPES
+from ..textclean import clean_text, escape_names
 from . import events as ev
+from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
 from .plan import Plan, PlanCheck, Task
 from .planner import LLMPlanner, Turn
 from .responder import capabilities_answer, chat_answer, compose_answer, controller_answer, stream_words
-from .selector import Choice, ModelSelector
+from .selector import Choice, ModelSelector, run_choice
 from .session_log import SessionLogger
 from .worker_pool import WorkerPool
 
@@ -100,6 +102,7 @@ class Assistant:
         self._catalog = catalog
         self._offline_planner: Any = None
         self._lock = threading.RLock()
+        self._local = threading.local()  # per request thread: why the controller failed while planning
         self._workers = WorkerPool()  # warm between requests; released by close()
         self.bus = ev.EventBus()
 
@@ -183,14 +186,21 @@ class Assistant:
     # -- stage 1 -----------------------------------------------------------------------------
     def make_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> tuple[PlanCheck, str]:
         """A validated plan (maybe empty) and a note on how it was made."""
+        check, note, down = self._plan(clean_text(text), attachments, history)
+        self._local.controller_down = down
+        return check, note
+
+    def _plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> tuple[PlanCheck, str, str]:
+        """``make_plan`` plus why the controller is down for this request ("" when it answered):
+        then neither the selector nor the answer step asks it again."""
         mode = self.settings.planner
         capable = self.capable_controller if mode != "offline" else None
         if mode == "llm" and capable is None:
             why = self.controller_error or "the controller is a tiny embedded model"
             note = f"LLM planner asked for but unavailable ({why}); used the offline planner"
-            return self._offline_plan(text, attachments), note
+            return self._offline_plan(text, attachments), note, ""
         if capable is None:
-            return self._offline_plan(text, attachments), "offline planner"
+            return self._offline_plan(text, attachments), "offline planner", ""
         draft = None
         if mode == "hybrid":
             draft_check = self._offline_plan(text, attachments)
@@ -199,16 +209,25 @@ class Assistant:
             check = LLMPlanner(capable, self.settings).plan(text, attachments, history, draft=draft)
         except ControllerError as e:
             log.warning("controller unavailable for planning: %s", e)
-            return self._offline_plan(text, attachments), f"offline planner (controller unavailable: {e})"
+            return self._offline_plan(text, attachments), f"offline planner (the language model failed: {e})", str(e)
         if check.ok and not check.plan and draft:
             # The LLM dropped every step of a good draft: keep the draft rather than only chatting.
-            return PlanCheck(Plan(draft.tasks, "offline"), [], check.repairs), f"offline draft kept ({capable.name} returned no steps)"
+            return (PlanCheck(Plan(draft.tasks, "offline"), [], check.repairs),
+                    f"offline draft kept ({capable.name} returned no steps)", "")
         if check.ok:
-            return check, f"{capable.name}"
-        log.warning("the controller's plan was invalid twice (%s); answering as plain chat", "; ".join(check.errors))
+            return check, f"{capable.name}", ""
+        errors = "; ".join(_short(e) for e in check.errors)
+        offline = self._offline_plan(text, attachments) if attachments else None
+        if offline is not None and offline.ok and offline.plan and offline.plan.tasks:
+            # The user's files still get their work done; the note says whose plan it is.
+            # A controller that planned junk twice is not asked to describe the results either.
+            log.warning("the controller's plan was invalid twice (%s); used the offline planner", errors)
+            return (offline, f"the controller's plan was invalid twice ({errors}); used the offline planner",
+                    f"{capable.name} gave an invalid plan twice ({errors})")
+        log.warning("the controller's plan was invalid twice (%s); answering as plain chat", errors)
         return PlanCheck(Plan([], "fallback"), check.errors, check.repairs), (
-            "the controller's plan was invalid twice; answered as plain chat: " + "; ".join(check.errors)
-        )
+            "the controller's plan was invalid twice; answered as plain chat: " + errors
+        ), ""
 
     def _offline_plan(self, text: str, attachments: list[Attachment]) -> PlanCheck:
         try:
@@ -261,7 +280,7 @@ class Assistant:
         """Run one request. ``interrupted``: the user cut the previous spoken answer short; it is
         noted in the session so the controller knows the last answer was not heard in full."""
         cancel = cancel or CancelToken()
-        text = (text or "").strip()
+        text = clean_text(text).strip()  # before anything stores or shows it (every face comes here)
         files = [str(f) for f in files]
         store = self.store
         sid = store.ensure_session(session_id, text or (Path(files[0]).name if files else "New conversation"))
@@ -292,7 +311,7 @@ class Assistant:
             try:
                 attachments.append(check_attachment(f))
             except MediaError as e:
-                problems.append(str(e))
+                problems.append(escape_names(str(e), files))
         if problems:
             return fail("I could not use your file(s): " + " ".join(problems))
         if not text and not attachments:
@@ -303,7 +322,9 @@ class Assistant:
         # 1. plan
         bus.emit(ev.StageStarted(rid, "plan"))
         t0 = time.perf_counter()
+        self._local.controller_down = ""
         check, note = self.make_plan(text, attachments, history)
+        controller_down = getattr(self._local, "controller_down", "")
         plan = check.plan if check.plan is not None else Plan([], "fallback")
         result.plan, result.plan_errors = plan, check.errors
         bus.emit(ev.PlanReady(rid, plan.to_json(), plan.source, time.perf_counter() - t0, check.repairs, note))
@@ -313,7 +334,8 @@ class Assistant:
         # 2. select
         if plan.tasks:
             bus.emit(ev.StageStarted(rid, "select"))
-            selector = ModelSelector(self.catalog, self.registry, self.settings, self.capable_controller)
+            selector = ModelSelector(self.catalog, self.registry, self.settings,
+                                     None if controller_down else self.capable_controller)
             for task in plan.tasks:
                 choice = selector.choose(task, text)
                 result.choices[task.id] = choice
@@ -335,6 +357,8 @@ class Assistant:
                                            device=self.settings.resolved_device())
             if cancel.cancelled:
                 return cancelled("execute")
+            for r in result.results.values():
+                r.error = escape_names(r.error or "", files)
         if not respond:
             result.status = "done"
             return result
@@ -342,11 +366,15 @@ class Assistant:
         # 4. respond
         bus.emit(ev.StageStarted(rid, "respond"))
         t0 = time.perf_counter()
-        answer, composer = self._respond(rid, bus, text, plan, result, history, check, cancel)
+        answer, composer = self._respond(rid, bus, text, plan, result, history, check, cancel, controller_down)
         if cancel.cancelled:
             return cancelled("respond")
         result.answer, result.composer = answer, composer
         bus.emit(ev.AnswerDone(rid, answer, time.perf_counter() - t0, composer=composer))
+        if plan.tasks and not any(r.status == "done" for r in result.results.values()):
+            # Every step failed: the answer says why, but the request produced nothing.
+            result.status, result.error = "failed", "no step of the plan succeeded"
+            store.update_request(rid, status="failed", error=result.error)
         return result
 
     def _runner(self, choices: dict[int, Choice]):
@@ -356,33 +384,53 @@ class Assistant:
             choice = choices.get(task.id)
             if choice is None or not choice.model_id:
                 raise ExpertError(f"{task.task}: no model is known for this task type. Add one to the catalog or pull one.")
-            return registry.run(task.task, choice.model_id, args, ctx)
+            return run_choice(registry, task, choice, args, ctx)  # a missing captioner: says so, with the OCR text
 
         return run
 
-    def _respond(self, rid, bus, text, plan, result, history, check, cancel) -> tuple[str, str]:
+    def _respond(self, rid, bus, text, plan, result, history, check, cancel, controller_down: str = "") -> tuple[str, str]:
         def token(piece: str) -> None:
             if not cancel.cancelled:
                 bus.emit(ev.AnswerToken(rid, piece))
 
-        capable = self.capable_controller
-        if capable is not None:
+        capable = None if controller_down else self.capable_controller
+        prefix = ""
+        if controller_down:
+            prefix = f"(The language model failed: {_sentence(_short(controller_down))} I planned with the offline planner.) "
+        elif capable is not None:
+            gate = AnswerGate(token)  # a reply that is no answer (null, a plan, nothing) is never shown
             try:
                 if plan.tasks:
-                    return controller_answer(capable, text, plan, result.choices, result.results, token), "controller"
-                past = [{"role": t.role if t.role in ("user", "assistant", "system") else "user", "content": t.text}
-                        for t in history[-10:] if t.text]
-                return chat_answer(capable, past, text, token), "controller"
+                    controller_answer(capable, text, plan, result.choices, result.results, gate)
+                else:
+                    past = [{"role": t.role if t.role in ("user", "assistant", "system") else "user", "content": t.text}
+                            for t in history[-10:] if t.text]
+                    chat_answer(capable, past, text, gate)
+                unusable = gate.finish()
+                if not unusable:
+                    return gate.text, "controller"
+                log.warning("the controller's answer was unusable (%s); composing the answer instead", unusable)
+                prefix = f"(The language model failed: {capable.name} gave {unusable}. This answer is composed from the results.) "
             except ControllerError as e:
+                if gate.open:  # part of its answer was shown: keep it, say it stopped
+                    return gate.text + " (the answer was cut off: the language model stopped responding)", "controller"
                 log.warning("controller failed to answer: %s", e)
-                prefix = f"(The language model could not answer: {e}) "
-        else:
-            prefix = ""
+                prefix = f"(The language model failed: {_sentence(_short(str(e)))}) "
         if plan.tasks:
             answer = prefix + compose_answer(plan, result.choices, result.results)
         else:
-            reason = "; ".join(check.errors) if check.errors else ""
+            reason = "; ".join(_short(e) for e in check.errors[:2]) if check.errors else ""
             answer = prefix + capabilities_answer(self.local_task_types(), reason)
         for piece in stream_words(answer):
             token(piece)
         return answer, "composer"
+
+
+def _short(message: str, limit: int = 200) -> str:
+    """One line of at most ``limit`` characters: a junk reply quoted in an error stays readable."""
+    line = " ".join(str(message).split())
+    return (line if len(line) <= limit else line[:limit - 1] + "…").rstrip(".")
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "…")) else text + "."

@@ -1,5 +1,8 @@
 """Stage 1 with a language model: prompt, ask (schema-constrained where the server allows),
-validate, re-ask once with the errors. The caller falls back to plain chat when this fails."""
+validate, re-ask once with the errors. The caller falls back to plain chat when this fails.
+
+A controller that cannot be reached raises :class:`ControllerError` at once (asking again would
+only repeat the same message); the caller then plans offline."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from pathlib import Path
 from ..config import Settings, resources_dir
 from ..llm.base import Controller, ControllerError, Message
 from ..media import Attachment
+from ..textclean import shown
 from ..task_types import TASK_TYPES
 from .plan import PLAN_JSON_SCHEMA, Plan, PlanCheck, parse_plan
 
@@ -110,8 +114,25 @@ class LLMPlanner:
         return second
 
     def _ask(self, messages: list[Message], attachments: list[Attachment], source: str) -> PlanCheck:
-        try:
-            reply = self.controller.chat(messages, json_schema=PLAN_JSON_SCHEMA, max_tokens=1500)
-        except ControllerError as e:
-            return PlanCheck(None, [str(e)])
-        return parse_plan(str(reply), attachments, source=source)
+        """One reply, parsed and validated. A :class:`ControllerError` (no reply at all) propagates."""
+        reply = self.controller.chat(messages, json_schema=PLAN_JSON_SCHEMA, max_tokens=1500)
+        check = parse_plan("" if reply is None else str(reply), attachments, source=source)
+        if check.ok and check.plan and check.plan.tasks:
+            check.errors += unread_attachments(check.plan, attachments)
+        return check
+
+
+def unread_attachments(plan: Plan, attachments: list[Attachment]) -> list[str]:
+    """An error per attached file no task reads: a valid plan that ignores the user's file (speech
+    of "hello" for "caption a.png") answers some other request."""
+    values: set[str] = set()
+    for t in plan.tasks:
+        for v in t.args.values():
+            if isinstance(v, str):
+                values.add(v.strip().strip("'\""))
+    errors = []
+    for a in attachments:
+        if not any(v == str(a.path) or v.lower().endswith(a.name.lower()) for v in values):
+            errors.append(f"no task reads the attached file '{shown(a.name)}'; the plan must use the files "
+                          "the user attached")
+    return errors

@@ -20,6 +20,8 @@ from typing import Any, Callable
 import sqlite_utils
 
 from ..media import kind_of
+from ..textclean import fix_surrogates
+from .run_locks import RunLocks
 
 
 def _migration_1(db: sqlite_utils.Database) -> None:
@@ -59,8 +61,28 @@ def _migration_1(db: sqlite_utils.Database) -> None:
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1]
 
 
+def _migration_2(db: sqlite_utils.Database) -> None:
+    """Saved voice recordings, linked to the session (and request) they became."""
+    db["recordings"].create(
+        {"id": int, "session_id": str, "request_id": str, "path": str, "text": str, "seconds": float,
+         "created": float},
+        pk="id",
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db["recordings"].create_index(["session_id"])
+
+
+MIGRATIONS.append(_migration_2)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return fix_surrogates(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _storable(values: dict[str, Any]) -> dict[str, Any]:
+    """Text SQLite can encode: a lone surrogate (an undecodable byte of a file name or terminal
+    argument) would make the whole write fail, losing the step."""
+    return {k: fix_surrogates(v) if isinstance(v, str) else v for k, v in values.items()}
 
 
 @dataclass
@@ -70,6 +92,7 @@ class SessionSummary:
     created: float
     updated: float
     messages: int = 0
+    interrupted: int = 0  # requests cut short by a killed process (shown with an offer to re-run)
 
 
 @dataclass
@@ -77,6 +100,7 @@ class SessionDetail:
     session: SessionSummary
     messages: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    recordings: list[dict[str, Any]] = field(default_factory=list)  # the user's spoken requests (WAV paths)
 
 
 class SessionStore:
@@ -91,6 +115,8 @@ class SessionStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.migrate()
+        self.run_locks = RunLocks(self.path.with_name(self.path.name + ".running"))
+        self.recovered = self.mark_interrupted()
 
     # -- schema -------------------------------------------------------------------------------
     @property
@@ -117,7 +143,8 @@ class SessionStore:
     def new_session(self, title: str = "") -> str:
         sid = uuid.uuid4().hex[:12]
         now = time.time()
-        self._write(lambda: self.db["sessions"].insert({"id": sid, "title": title[:80], "created": now, "updated": now}))
+        self._write(lambda: self.db["sessions"].insert({"id": sid, "title": fix_surrogates(title[:80]), "created": now,
+                                                       "updated": now}))
         return sid
 
     def ensure_session(self, session_id: str | None, title: str) -> str:
@@ -133,10 +160,10 @@ class SessionStore:
         now = time.time()
 
         def write() -> int:
-            row = self.db["messages"].insert({
+            row = self.db["messages"].insert(_storable({
                 "session_id": session_id, "request_id": request_id, "role": role, "text": text,
                 "files": _dumps(files or []), "created": now,
-            })
+            }))
             self.db["sessions"].update(session_id, {"updated": now})
             return row.last_pk
 
@@ -145,7 +172,8 @@ class SessionStore:
     def list_sessions(self, limit: int = 200) -> list[SessionSummary]:
         with self._lock:
             rows = self.db.execute(
-                "select s.id, s.title, s.created, s.updated, count(m.id) from sessions s "
+                "select s.id, s.title, s.created, s.updated, count(m.id), (select count(*) from requests r "
+                "where r.session_id = s.id and r.status = 'interrupted') from sessions s "
                 "left join messages m on m.session_id = s.id group by s.id order by s.updated desc limit ?",
                 [limit],
             ).fetchall()
@@ -159,7 +187,8 @@ class SessionStore:
         fts = " ".join(f'"{w}"*' for w in words)
         with self._lock:
             rows = self.db.execute(
-                "select distinct s.id, s.title, s.created, s.updated, 0 from messages_fts f "
+                "select distinct s.id, s.title, s.created, s.updated, 0, (select count(*) from requests r "
+                "where r.session_id = s.id and r.status = 'interrupted') from messages_fts f "
                 "join messages m on m.id = f.rowid join sessions s on s.id = m.session_id "
                 "where messages_fts match ? order by s.updated desc limit ?",
                 [fts, limit],
@@ -173,6 +202,7 @@ class SessionStore:
                 return None
             messages = list(self.db.query("select * from messages where session_id = ? order by id", [session_id]))
             requests = list(self.db.query("select * from requests where session_id = ? order by started", [session_id]))
+            recordings = list(self.db.query("select * from recordings where session_id = ? order by id", [session_id]))
             for r in requests:
                 r["tasks"] = list(self.db.query("select * from tasks where request_id = ? order by task_id", [r["id"]]))
                 r["outputs"] = list(self.db.query("select * from outputs where request_id = ? order by id", [r["id"]]))
@@ -184,13 +214,13 @@ class SessionStore:
             for t in r["tasks"]:
                 for k in ("args", "dep", "candidates", "data"):
                     t[k] = json.loads(t[k]) if t.get(k) else None
-        return SessionDetail(SessionSummary(*row, messages=len(messages)), messages, requests)
+        return SessionDetail(SessionSummary(*row, messages=len(messages)), messages, requests, recordings)
 
     def export_session(self, session_id: str) -> dict[str, Any] | None:
         d = self.get_session(session_id)
         if d is None:
             return None
-        return {"session": d.session.__dict__, "messages": d.messages, "requests": d.requests}
+        return {"session": d.session.__dict__, "messages": d.messages, "requests": d.requests, "recordings": d.recordings}
 
     def delete_session(self, session_id: str) -> bool:
         def write() -> bool:
@@ -201,6 +231,7 @@ class SessionStore:
                 self.db.execute("delete from tasks where request_id = ?", [rid])
                 self.db.execute("delete from outputs where request_id = ?", [rid])
             self.db.execute("delete from requests where session_id = ?", [session_id])
+            self.db.execute("delete from recordings where session_id = ?", [session_id])
             self.db.execute("delete from messages where session_id = ?", [session_id])
             self.db.execute("delete from sessions where id = ?", [session_id])
             return True
@@ -228,25 +259,89 @@ class SessionStore:
 
     # -- requests, as events arrive ------------------------------------------------------------
     def start_request(self, request_id: str, session_id: str, text: str, files: list[str]) -> None:
-        self._write(lambda: self.db["requests"].insert({
+        self.run_locks.acquire(request_id)  # before the row: no other start may see it ownerless
+        self._write(lambda: self.db["requests"].insert(_storable({
             "id": request_id, "session_id": session_id, "text": text, "files": _dumps(files),
             "status": "running", "started": time.time(),
-        }))
+        })))
 
     def update_request(self, request_id: str, **values: Any) -> None:
+        if values.get("status", "running") != "running":
+            self.run_locks.release(request_id)
         for k in ("plan", "plan_repairs"):
             if k in values and not isinstance(values[k], str):
                 values[k] = _dumps(values[k])
+        values = _storable(values)
         self._write(lambda: self.db["requests"].update(request_id, values))
 
     def upsert_task(self, request_id: str, task_id: int, **values: Any) -> None:
         for k in ("args", "dep", "candidates", "data"):
             if k in values and not isinstance(values[k], str):
                 values[k] = _dumps(values[k])
-        row = {"request_id": request_id, "task_id": task_id, **values}
+        row = _storable({"request_id": request_id, "task_id": task_id, **values})
         self._write(lambda: self.db["tasks"].upsert(row, pk=("request_id", "task_id")))
+
+    def add_recording(self, session_id: str, path: str, request_id: str = "", text: str = "", seconds: float = 0.0) -> int:
+        """Link a saved recording of the user's voice to its session (and the request it became)."""
+        def write() -> int:
+            row = self.db["recordings"].insert({
+                "session_id": session_id, "request_id": request_id, "path": fix_surrogates(str(path)),
+                "text": fix_surrogates(text), "seconds": float(seconds), "created": time.time(),
+            })
+            return row.last_pk
+
+        return self._write(write)
 
     def add_output(self, request_id: str, task_id: int, path: str) -> None:
         self._write(lambda: self.db["outputs"].insert({
-            "request_id": request_id, "task_id": task_id, "path": path, "kind": kind_of(path) or "file", "created": time.time(),
+            "request_id": request_id, "task_id": task_id, "path": fix_surrogates(path), "kind": kind_of(path) or "file", "created": time.time(),
         }))
+
+    # -- requests a killed process left running --------------------------------------------------
+    def mark_interrupted(self) -> list[str]:
+        """Give every request whose process died mid-way its end: the request and its unfinished
+        tasks become ``interrupted``, and the session says so and how to run it again. Requests
+        still running in a live process (this one or another) are left alone."""
+        with self._lock:
+            rows = self.db.execute("select id, session_id, text from requests where status = 'running'").fetchall()
+        marked = []
+        for rid, sid, text in rows:
+            if self.run_locks.is_alive(rid):
+                continue
+            self._write(lambda rid=rid, sid=sid: self._interrupt(rid, sid))
+            marked.append(rid)
+        return marked
+
+    def _interrupt(self, rid: str, sid: str) -> None:
+        tasks = self.db.execute("select task_id, status, started, finished from tasks where request_id = ?", [rid]).fetchall()
+        times = [t for row in tasks for t in row[2:] if t]
+        started = self.db.execute("select started from requests where id = ?", [rid]).fetchone()[0]
+        for task_id, status, _s, _f in tasks:
+            if status == "running":
+                error = "interrupted: the program stopped while this step ran"
+            elif status in ("waiting", None, ""):
+                error = "not run: the program stopped before this step started"
+            else:
+                continue
+            self.db["tasks"].update((rid, task_id), {"status": "interrupted", "error": error})
+        done = sum(1 for t in tasks if t[1] == "done")
+        steps = f" ({done} of {len(tasks)} steps had finished)" if tasks else ""
+        self.db["requests"].update(rid, {
+            "status": "interrupted", "finished": max(times + [started or 0]) or None,
+            "error": f"interrupted: the program stopped before this request finished{steps}",
+        })
+        self.db["messages"].insert({
+            "session_id": sid, "request_id": rid, "role": "assistant", "created": time.time(), "files": "[]",
+            "text": f"This request was interrupted: JARVIS stopped before it finished{steps}. "
+                    f"Run it again with: jarvis sessions rerun {sid} (or 'Run again' in the window's history).",
+        })
+
+    def interrupted_request(self, session_id: str) -> dict[str, Any] | None:
+        """The latest interrupted request of a session (its text and files), to run again."""
+        with self._lock:
+            row = self.db.execute(
+                "select id, text, files from requests where session_id = ? and status = 'interrupted' "
+                "order by started desc limit 1", [session_id]).fetchone()
+        if row is None:
+            return None
+        return {"id": row[0], "text": row[1] or "", "files": json.loads(row[2] or "[]")}
