@@ -44,7 +44,9 @@ class Progress:
     def __call__(self, e) -> None:
         from .pipeline import events as ev
 
-        say = (lambda m: None) if self.quiet else (lambda m: self.err.print(m, markup=False))
+        from .textclean import shown
+
+        say = (lambda m: None) if self.quiet else (lambda m: self.err.print(shown(m), markup=False))
         if isinstance(e, ev.StageStarted):
             say(f"· {e.stage}…")
         elif isinstance(e, ev.PlanReady):
@@ -81,6 +83,8 @@ def cmd_ask(args) -> int:
     assistant = _assistant(settings)
     files = list(args.file or [])
     text = args.request or ""
+    if text == "-":  # the request on stdin (cleaned like any other text by the assistant)
+        text = sys.stdin.read()
     if args.audio and not text:  # the spoken request becomes the text (as in `jarvis listen`)
         text = _transcribe_request(settings, args.audio)
         if text is None:
@@ -319,15 +323,20 @@ def cmd_sessions(args) -> int:
         rows = store.search(args.query) if args.query else store.list_sessions()
         import datetime as dt
 
+        from .textclean import shown
+
         for s in rows:
             when = dt.datetime.fromtimestamp(s.updated).strftime("%Y-%m-%d %H:%M")
-            print(f"{s.id}  {when}  {s.messages:3d} msgs  {s.title}")
+            flag = "  [interrupted]" if getattr(s, "interrupted", 0) else ""
+            print(f"{s.id}  {when}  {s.messages:3d} msgs  {shown(s.title)}{flag}")
         if not rows:
             print("(no sessions yet)", file=sys.stderr)
         return 0
     if not args.id:
         print("jarvis: give a session id (see: jarvis sessions list)", file=sys.stderr)
         return 2
+    if args.action == "rerun":
+        return _rerun(store, args)
     if args.action == "delete":
         ok = store.delete_session(args.id)
         print("deleted" if ok else f"no session {args.id}")
@@ -344,18 +353,39 @@ def cmd_sessions(args) -> int:
         else:
             print(text)
         return 0
+    from .textclean import shown
+
     for m in data["messages"]:
         print(f"{m['role']:>9}: {m['text']}")
         for f in m["files"]:
-            print(f"{'':>11}[file] {f}")
+            print(f"{'':>11}[file] {shown(f)}")
     for r in data["requests"]:
+        if r.get("status") not in ("done", None):
+            print(f"{'':>11}request {r['id'][:8]} {r['status']}: {shown(r.get('error') or '')}")
         for t in r["tasks"]:
-            print(f"{'':>11}task {t['task_id']} {t['task']} {t['status']} model={t['model_id']} {t['error'] or ''}")
+            print(f"{'':>11}task {t['task_id']} {t['task']} {t['status']} model={t['model_id']} {shown(t['error'] or '')}")
         for o in r["outputs"]:
-            print(f"{'':>11}output {o['path']}")
+            print(f"{'':>11}output {shown(o['path'])}")
+    if any(r.get("status") == "interrupted" for r in data["requests"]):
+        print(f"The interrupted request can run again: jarvis sessions rerun {args.id}")
     for rec in data.get("recordings") or []:
         print(f"{'recording':>9}: {rec['path']}  ({rec['seconds']:.1f} s) \"{rec['text']}\"")
     return 0
+
+
+def _rerun(store, args) -> int:
+    """Run a session's latest interrupted request again, in the same session."""
+    request = store.interrupted_request(args.id)
+    if request is None:
+        print(f"jarvis: session {args.id} has no interrupted request (see: jarvis sessions show {args.id})", file=sys.stderr)
+        return 1
+    ask = argparse.Namespace(request=request["text"], file=request["files"], audio=None, speak=False, json=False,
+                             session=args.id)
+    print(f"(running again) {request['text']}", file=sys.stderr)
+    code = cmd_ask(ask)
+    if code == 0:  # answered now: the old request no longer waits to be run again
+        store.update_request(request["id"], status="rerun")
+    return code
 
 
 def cmd_doctor(args) -> int:
@@ -414,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     a = sub.add_parser("ask", help="one request, answered on stdout")
-    a.add_argument("request", nargs="?", default="")
+    a.add_argument("request", nargs="?", default="", help="the request ('-' reads it from stdin)")
     a.add_argument("--file", "-f", action="append", help="attach a file (repeatable)")
     a.add_argument("--audio", help="a spoken request in an audio file (transcribed when no text is given)")
     a.add_argument("--speak", action="store_true", help="read the answer aloud")
@@ -443,7 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(fn=cmd_models)
 
     s = sub.add_parser("sessions", help="the session log")
-    s.add_argument("action", choices=["list", "show", "export", "delete"])
+    s.add_argument("action", choices=["list", "show", "export", "delete", "rerun"],
+                   help="rerun: run the session's interrupted request again")
     s.add_argument("id", nargs="?")
     s.add_argument("--query", "-q", help="list: full-text search")
     s.add_argument("--output", "-o", help="export: write to this file")
@@ -462,12 +493,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _robust_streams()
     parser = build_parser()
     _plugin_commands(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     fn = getattr(args, "fn", None) or cmd_default
-    return int(fn(args) or 0)
+    from .progress_bars import quiet_loading_bars
+
+    quiet_loading_bars()  # model loads print nothing; downloads keep their bar
+    try:
+        return int(fn(args) or 0)
+    except BrokenPipeError:  # `jarvis sessions list | head -2`: the reader has what it wanted
+        _quiet_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a bug: one line (the traceback with -v), never a wall of text
+        if args.verbose:
+            raise
+        print(f"jarvis: unexpected error: {type(e).__name__}: {e} (run with -v for details)", file=sys.stderr)
+        return 1
+
+
+def _robust_streams() -> None:
+    """Output never fails on a character the terminal cannot show, and stdin never fails on bytes
+    that are not UTF-8 (they become escapes the assistant then cleans)."""
+    for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"), (sys.stdin, "surrogateescape")):
+        try:
+            stream.reconfigure(errors=errors)
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at devnull so the interpreter's final flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _plugin_commands(parser: argparse.ArgumentParser) -> None:

@@ -29,6 +29,7 @@ from ..cancel import CancelToken
 from ..config import Settings
 from ..media import MediaError, check_attachment
 from ..pipeline import events as ev
+from ..textclean import fix_surrogates
 from .schemas import AskBody, InlineFile, PlanBody, describe, error_list
 from .uploads import DEFAULT_MAX_UPLOAD_BYTES, BodyLimitMiddleware, UploadFolder
 
@@ -70,7 +71,8 @@ class ServerState:
             r["urls"] = [u for u in (self.output_url(f) for f in r.get("files", [])) if u]
             outputs += [{"path": f, "url": self.output_url(f)} for f in r.get("files", [])]
         d["outputs"] = outputs
-        return d
+        # a file name with undecodable bytes must not break the UTF-8 response
+        return json.loads(fix_surrogates(json.dumps(d, ensure_ascii=False, default=str)))
 
 
 @dataclass
@@ -82,7 +84,7 @@ class ParsedRequest:
 
 def sse(event: str, data: Any) -> str:
     """One server-sent event; the JSON is on one line so ``data:`` needs no splitting."""
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+    return f"event: {event}\ndata: {fix_surrogates(json.dumps(data, ensure_ascii=False, default=str))}\n\n"
 
 
 def _error_body(status: int, message: str, errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:

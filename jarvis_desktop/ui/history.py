@@ -30,6 +30,7 @@ class HistorySidebar(QWidget):
     """Lists sessions; ``open_requested(session_id)`` when one is chosen, ``new_requested`` for a new one."""
 
     open_requested = Signal(str)
+    rerun_requested = Signal(str)  # a session whose interrupted request should run again
     new_requested = Signal()
     deleted = Signal(str)
     message = Signal(str)
@@ -90,6 +91,11 @@ class HistorySidebar(QWidget):
     def session_ids(self) -> list[str]:
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
 
+    def interrupted_ids(self) -> list[str]:
+        """Sessions shown with an interrupted request (offered to run again)."""
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())
+                if self.list.item(i).data(Qt.ItemDataRole.UserRole + 1)]
+
     def titles(self) -> list[str]:
         return [self.list.item(i).text().split("\n")[0] for i in range(self.list.count())]
 
@@ -110,9 +116,13 @@ class HistorySidebar(QWidget):
         self.list.clear()
         for s in rows:
             title = s.title or "(untitled)"
-            item = QListWidgetItem(f"{title}\n{when(s.updated)}" + (f" · {s.messages} messages" if s.messages else ""))
+            interrupted = getattr(s, "interrupted", 0)
+            item = QListWidgetItem(f"{title}\n{when(s.updated)}" + (f" · {s.messages} messages" if s.messages else "")
+                                   + (" · ⚠ interrupted" if interrupted else ""))
             item.setData(Qt.ItemDataRole.UserRole, s.id)
-            item.setToolTip(title)
+            item.setData(Qt.ItemDataRole.UserRole + 1, bool(interrupted))
+            item.setToolTip(title + ("\nA request was interrupted (the program stopped); right-click › Run again"
+                                     if interrupted else ""))
             self.list.addItem(item)
             if s.id == self.current_id:
                 self.list.setCurrentItem(item)
@@ -142,6 +152,8 @@ class HistorySidebar(QWidget):
         sid = item.data(Qt.ItemDataRole.UserRole)
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_requested.emit(sid))
+        if item.data(Qt.ItemDataRole.UserRole + 1):
+            menu.addAction("Run again", lambda: self.rerun_requested.emit(sid))
         menu.addAction("Export…", lambda: self.export(sid))
         menu.addAction("Delete", lambda: self.delete(sid))
         menu.exec(self.list.mapToGlobal(pos))

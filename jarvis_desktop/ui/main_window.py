@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.notice = Notice("notice")
         self.history = HistorySidebar()
         self.history.open_requested.connect(self.open_session)
+        self.history.rerun_requested.connect(self.rerun_interrupted)
         self.history.new_requested.connect(self.new_conversation)
         self.history.deleted.connect(self._session_deleted)
         self.history.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
@@ -428,6 +429,18 @@ class MainWindow(QMainWindow):
             self.plan.clear()
         self.history.mark_current(session_id)
         return True
+
+    def rerun_interrupted(self, session_id: str) -> bool:
+        """Open a session and send its interrupted request again, with the same files."""
+        request = self.assistant.store.interrupted_request(session_id) if self.assistant else None
+        if request is None or not self.open_session(session_id):
+            return False
+        for f in request["files"]:
+            self.attachments.add(f)
+        sent = self.send(request["text"])
+        if sent:
+            self.assistant.store.update_request(request["id"], status="rerun")
+        return sent
 
     def _session_deleted(self, session_id: str) -> None:
         if session_id == self.session_id:

@@ -140,8 +140,10 @@ class RequestWorker(QObject):
         super().__init__(parent)
         from ..cancel import CancelToken
 
+        from ..textclean import clean_text
+
         self.assistant = assistant
-        self.text = text
+        self.text = clean_text(text)  # a paste may hold terminal escapes, NULs or lone surrogates
         self.files = list(files)
         self.session_id = session_id
         self.cancel_token = CancelToken()

@@ -2,7 +2,8 @@
 
 No hosted LLM can be reached here, and a real one seldom misbehaves on cue; this server does, on
 purpose. The model name in each request picks the failure (``JARVIS_LLM_MODEL=junk-prose``), so
-one server serves any number of processes and faces at once. A call with ``response_format`` (a
+one server serves any number of processes and faces at once; model ``junk-current`` gets the
+server's ``mode``, for a long-lived client (a REST server, a window) cycled through the modes. A call with ``response_format`` (a
 plan or a model choice) gets the mode's planning reply, any other call its answer reply; the
 ``*-answer`` modes plan well and answer badly.
 """
@@ -84,6 +85,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         mode = str(body.get("model", "")).removeprefix("junk-")
+        if mode == "current":  # one long-lived client (a server, a window) cycled through the modes
+            mode = self.server.mode
         stream = bool(body.get("stream"))
         planning = "response_format" in body
         with self.server.lock:
@@ -187,6 +190,7 @@ class JunkControllerServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.calls: list[tuple[str, str, bool]] = []
+        self.mode = "prose"  # what model "junk-current" gets
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
