@@ -73,9 +73,10 @@ def test_missing_model_is_still_chosen_with_a_reason(tmp_path):
     cat = load_catalog(s)
     sel = ModelSelector(cat, build_registry(s), s)
     choice = sel.choose(Task(0, "text-to-video", [], {"text": "a cat"}), "make a video")
-    # nothing cached and no hosted inference: the most downloaded model, flagged as absent
+    # nothing cached and no hosted inference: the curated default to download, flagged as absent
     assert choice.where is None
-    assert choice.model_id == cat.for_task("text-to-video")[0].id and "not on this machine" in choice.reason
+    assert choice.model_id == "ali-vilab/text-to-video-ms-1.7b" and "not on this machine" in choice.reason
+    assert "suggested download" in choice.reason
 
 
 def test_parse_choice_strict_and_fallback():

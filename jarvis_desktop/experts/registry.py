@@ -56,7 +56,9 @@ class ExpertRegistry:
     def run(self, task: str, model_id: str, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
         candidates = self.runnables(task, model_id)
         if not candidates:
-            raise ModelMissingError(task, model_id)
+            offline = getattr(getattr(ctx, "settings", None), "offline", False)
+            raise ModelMissingError(task, model_id, "this computer is offline: copy it over with jarvis models export "
+                                    "on a connected one, then jarvis models import here" if offline else "")
         for i, r in enumerate(candidates):
             try:
                 out = r.backend.run(task, model_id, args, ctx)

@@ -12,8 +12,12 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+from typing import Any
+
 from ..config import Settings
+from ..experts.base import ExpertError, RunContext, TaskOutput
 from ..experts.catalog import Catalog
+from ..experts.image_need import CAPTION, READ, image_to_text_need, is_text_reader
 from ..experts.registry import ExpertRegistry
 from ..llm.base import Controller, ControllerError
 from .plan import Task
@@ -49,6 +53,8 @@ class Choice:
     reason: str
     where: str | None
     candidates: list[str] = field(default_factory=list)
+    need: str = ""  # image-to-text: caption | read
+    fallback: str = ""  # a runnable model that does part of the job when the chosen one is missing
 
 
 class ModelSelector:
@@ -58,8 +64,9 @@ class ModelSelector:
         self.settings = settings
         self.controller = controller
 
-    def candidates(self, task: str) -> list[Candidate]:
-        """Top-K candidates: runnable-locally first, then hosted-runnable, then the rest; by downloads."""
+    def candidates(self, task: str, limit: int | None = 0) -> list[Candidate]:
+        """Top-K candidates: runnable-locally first, then hosted-runnable, then the rest; by downloads.
+        ``limit`` 0: the settings' K; None: all of them."""
         seen: dict[str, Candidate] = {}
         local = self.registry.local_models(task)
         for mid in local:
@@ -77,15 +84,25 @@ class ModelSelector:
             seen.values(),
             key=lambda c: (0 if c.local else 1 if c.where else 2, local_order.get(c.id, 1 << 30), -c.downloads, -c.likes, c.id),
         )
-        return ranked[: max(1, self.settings.candidates)]
+        if limit is None:
+            return ranked
+        return ranked[: max(1, limit or self.settings.candidates)]
 
     def choose(self, task: Task, request: str) -> Choice:
-        cands = self.candidates(task.task)
+        if task.task == "image-to-text":
+            return self._choose_image_to_text(task, request)
+        return self._choose(task, request, self.candidates(task.task))
+
+    def _choose(self, task: Task, request: str, cands: list[Candidate]) -> Choice:
         ids = [c.id for c in cands]
         if not cands:
             return Choice(task.id, task.task, "", "no model in the catalog for this task", None, [])
         runnable = [c for c in cands if c.where]
         if not runnable:
+            suggested = _suggested_download(task.task, ids)
+            if suggested:
+                return Choice(task.id, task.task, suggested, f"the suggested download for {task.task}; "
+                              "it is not on this machine (nor is any other model for it)", None, ids)
             top = cands[0]
             return Choice(task.id, task.task, top.id, "the most downloaded model; it is not on this machine", None, ids)
         if len(cands) == 1 or len(runnable) == 1:
@@ -96,6 +113,31 @@ class ModelSelector:
             why = "runs on this machine" if c.local else "runs on hosted inference"
             return Choice(task.id, task.task, c.id, f"{why}; first of {len(runnable)} runnable candidates", c.where, ids)
         return self._ask_controller(task, request, runnable, ids)
+
+    def _choose_image_to_text(self, task: Task, request: str) -> Choice:
+        """A caption request never goes to an OCR model; a read-the-text request prefers one.
+        With no captioner here, the choice names the one to pull and keeps OCR as the fallback
+        that still reports any text in the picture."""
+        need = image_to_text_need(request, task.args)
+        every = self.candidates("image-to-text", limit=None)
+        readers = [c for c in every if is_text_reader(c.id)]
+        others = [c for c in every if not is_text_reader(c.id)]
+        k = max(1, self.settings.candidates)
+        if need == READ:
+            choice = self._choose(task, request, (sorted(readers, key=lambda c: not c.where) + others)[:k])
+            choice.need = READ
+            if not choice.where and readers:
+                choice.model_id = readers[0].id
+                choice.reason = f"no model that reads text in images is on this machine; {readers[0].id} is one to download"
+            return choice
+        choice = self._choose(task, request, others[:k])
+        choice.need = CAPTION
+        if not choice.where:
+            reader = next((c for c in readers if c.local), None)
+            choice.fallback = reader.id if reader else ""
+            choice.reason = (f"no image-captioning model is on this machine ({choice.model_id} is the suggested "
+                             "download); OCR only reads text, so it is not used to describe the picture")
+        return choice
 
     def _ask_controller(self, task: Task, request: str, runnable: list[Candidate], ids: list[str]) -> Choice:
         limit = self.settings.max_description_length
@@ -128,6 +170,36 @@ class ModelSelector:
         if chosen is None:
             reason = "ranked first (the controller's choice was not one of the candidates)"
         return Choice(task.id, task.task, c.id, reason, c.where, ids)
+
+
+def _suggested_download(task: str, ids: list[str]) -> str:
+    """The curated default for ``task`` (small, permissive licence), else ""."""
+    try:
+        from ..experts.model_store import default_models
+
+        d = default_models([task])[0]
+    except Exception:  # an unknown task type or no defaults table: the catalog order decides
+        return ""
+    return d.model_id or ""
+
+
+def run_choice(registry: ExpertRegistry, task: Task, choice: Choice, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
+    """Run the chosen model; when it is missing and a fallback does part of the job (OCR for a
+    caption), say plainly what is missing and how to get it, with what the fallback found."""
+    if choice.where or not choice.fallback:
+        return registry.run(task.task, choice.model_id, args, ctx)
+    try:
+        found = registry.run(task.task, choice.fallback, args, ctx)
+    except ExpertError as e:
+        found, why = None, str(e)
+    missing = (f"{task.task}: no image-captioning model is on this computer, so I cannot describe the picture "
+               f"(get one with: jarvis models pull {choice.model_id}).")
+    lines = (found.data or {}).get("lines") if found is not None and isinstance(found.data, dict) else None
+    if found is None:
+        raise ExpertError(f"{missing} Reading its text failed too: {why}")
+    if not lines:
+        raise ExpertError(f"{missing} It has no text that OCR could read either.")
+    raise ExpertError(f'{missing} Text found in the image by OCR (not a description): "{" / ".join(l["text"] for l in lines)}"')
 
 
 def parse_choice(reply: str, ids: list[str]) -> tuple[str | None, str]:
