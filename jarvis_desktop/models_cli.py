@@ -83,7 +83,6 @@ def cmd_import(args, settings) -> int:
 def cmd_setup(args, settings) -> int:
     """Offer the packs by need, with sizes and free disk space; download the chosen ones."""
     from .cancel import CancelToken
-    from .experts.base import ExpertError
     from .experts.packs import disk_free, load_packs, pack_plan, setup_reachability
 
     packs = load_packs()
@@ -102,9 +101,9 @@ def cmd_setup(args, settings) -> int:
         print(problem)
         return 1
     if not chosen_ids:
-        if not sys.stdin.isatty() or args.yes:
+        if not sys.stdin.isatty():
             _say("Choose packs: jarvis models setup PACK... (e.g. jarvis models setup images)")
-            return 0 if not sys.stdin.isatty() else 2
+            return 0
         answer = input("Packs to download (numbers or ids, space-separated; empty: none): ").split()
         for a in answer:
             chosen_ids.append(packs[int(a) - 1].id if a.isdigit() and 0 < int(a) <= len(packs) else a)
@@ -131,29 +130,24 @@ def cmd_setup(args, settings) -> int:
 
 
 def _download(models: list, settings, cancel) -> int:
-    from .experts.base import ExpertError
-    from .experts.model_store import DownloadCancelled, pull
+    from .experts.packs import download
 
-    failed = []
     with _bar_columns() as bars:
         tasks = {m.model_id: bars.add_task(m.model_id, total=int(m.size_mb * 1e6) or None) for m in models}
-        for m in models:
-            def show(p, tid=tasks[m.model_id]):
-                bars.update(tid, completed=p.done_bytes, total=p.total_bytes or None)
 
-            try:
-                pull(m.model_id, settings, variant=m.variant, on_progress=show, cancel=cancel)
-            except KeyboardInterrupt:
-                cancel.cancel()
-                _say("stopped: run the same command again to fetch what is missing")
-                return 130
-            except DownloadCancelled as e:
-                _say(str(e))
-                return 130
-            except ExpertError as e:
-                failed.append(str(e))
-                bars.update(tasks[m.model_id], description=f"{m.model_id} (failed)")
-    for line in failed:
-        _say(f"jarvis: {line}")
-    print(f"{len(models) - len(failed)} of {len(models)} model(s) ready")
+        def show(p):
+            bars.update(tasks[p.model_id], completed=p.done_bytes, total=p.total_bytes or None)
+
+        try:
+            results = download(models, settings, on_progress=show, cancel=cancel)
+        except KeyboardInterrupt:  # Ctrl+C: the files finished so far stay; the same command resumes
+            cancel.cancel()
+            _say("stopped: run the same command again to fetch what is missing")
+            return 130
+    failed = [r for r in results if r.error]
+    for r in failed:
+        _say(f"jarvis: {r.error}")
+    print(f"{len(results) - len(failed)} of {len(results)} model(s) ready")
+    if any(r.cancelled for r in results):
+        return 130
     return 1 if failed else 0

@@ -78,3 +78,34 @@ def setup_reachability(settings: Settings, endpoint: str | None = None) -> str:
     if err is not None:
         return explain(err, action="reach the Hugging Face Hub", with_route=False) + " " + offline_route()
     return ""
+
+
+@dataclass
+class PackDownload:
+    """How one model of a setup run ended: ``error`` is "" when it is ready."""
+
+    model_id: str
+    error: str = ""
+    cancelled: bool = False
+
+
+def download(models: list[DefaultModel], settings: Settings, on_progress=None, cancel=None,
+             endpoint: str | None = None) -> list[PackDownload]:
+    """Pull each model in turn (checksums verified by :func:`model_store.pull`); one failure does not
+    stop the rest, a cancel does. ``on_progress`` receives each model's DownloadProgress."""
+    from .base import ExpertError
+    from .model_store import DownloadCancelled, pull
+
+    out = []
+    for m in models:
+        if cancel is not None and cancel.cancelled:
+            out.append(PackDownload(m.model_id, "cancelled", cancelled=True))
+            continue
+        try:
+            pull(m.model_id, settings, variant=m.variant, endpoint=endpoint, on_progress=on_progress, cancel=cancel)
+            out.append(PackDownload(m.model_id))
+        except DownloadCancelled as e:
+            out.append(PackDownload(m.model_id, str(e), cancelled=True))
+        except ExpertError as e:
+            out.append(PackDownload(m.model_id, str(e)))
+    return out
