@@ -166,3 +166,93 @@ def test_the_window_takes_the_key_from_the_keyring_after_it_appears(qtbot, jarvi
     assert w.first_run is False and not w.banner.isVisible()  # a language model is configured
     w.close()
     qtbot.waitUntil(lambda: w._closed, timeout=30_000)
+
+
+def test_models_page_exports_and_imports_across_the_air_gap(qtbot, jarvis_env, tmp_path):
+    """Export from one cache to a folder, import that folder into an empty cache, offline."""
+    from helpers.tiny_models import build, image_classifier
+    from jarvis_desktop.ui.settings_dialog import ModelsPage
+
+    source = tmp_path / "source_cache"
+    build(source, {"acme/vit-tiny": image_classifier}, work=tmp_path / "build")
+    page = ModelsPage(make_settings(model_cache=str(source)))
+    qtbot.addWidget(page)
+    qtbot.waitUntil(lambda: page.loaded, timeout=20_000)
+    assert page.export_button.isEnabled() and page.import_button.isEnabled()
+    page.export_to(str(tmp_path / "usb"))
+    qtbot.waitUntil(lambda: page.transfer_done, timeout=30_000)
+    assert "Exported 1 model(s)" in page.status.text() and (tmp_path / "usb" / "jarvis-models.json").is_file()
+
+    empty = ModelsPage(make_settings())  # jarvis_env's empty model cache, offline
+    qtbot.addWidget(empty)
+    qtbot.waitUntil(lambda: empty.loaded, timeout=20_000)
+    assert empty.table.rowCount() == 0
+    empty.import_from(str(tmp_path / "usb"))
+    qtbot.waitUntil(lambda: empty.transfer_done and empty.table.rowCount() == 1, timeout=30_000)
+    assert "Imported 1 model(s) (acme/vit-tiny)" in empty.status.text() and "verified by checksum" in empty.status.text()
+    assert empty.table.item(0, 0).text() == "acme/vit-tiny"
+    empty.import_from(str(tmp_path / "nowhere"))
+    qtbot.waitUntil(lambda: empty.transfer_done, timeout=30_000)
+    assert "is not a folder" in empty.status.text()
+
+
+def test_setup_dialog_offline_explains_the_route(qtbot, jarvis_env):
+    from jarvis_desktop.ui.settings_dialog import ModelsPage
+
+    page = ModelsPage(make_settings())
+    qtbot.addWidget(page)
+    dialog = page.open_setup()
+    qtbot.addWidget(dialog)
+    assert [b.text().split(" (")[0] for b in dialog.boxes.values()] == [
+        "Describe and read images", "Listen and transcribe", "Make images", "Translate and summarise"]
+    assert "GB to download" in dialog.boxes["images"].text() and "Free disk space" in dialog.free.text()
+    qtbot.waitUntil(lambda: not dialog.download_button.isEnabled(), timeout=20_000)
+    assert "jarvis models import DIR" in dialog.status.text() and "Offline mode is on" in dialog.status.text()
+    screenshot(dialog, "08-setup-offline")
+
+
+def test_setup_dialog_downloads_from_a_fake_hub_with_a_bar_per_model(qtbot, jarvis_env, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from helpers.fake_hub import FakeHub
+    from helpers.tiny_models import build, image_classifier
+    from jarvis_desktop.experts.model_store import DefaultModel
+    from jarvis_desktop.experts.packs import Pack
+    from jarvis_desktop.ui.setup_dialog import SetupDialog
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    src = build(tmp_path / "src", {"tiny/vit": image_classifier}, work=tmp_path / "build")["tiny/vit"]
+    hub = FakeHub("acme/vit-tiny", src)
+    try:
+        dialog = SetupDialog(make_settings(offline=False), endpoint=hub.url)
+        qtbot.addWidget(dialog)
+        pack = Pack("test", "Test pack", "one tiny model", (), (DefaultModel("image-classification", "acme/vit-tiny", "mit", 0.1),))
+        dialog.packs = [pack]
+        dialog.plans = {"test": type(dialog.plans["images"])(models=list(pack.extra))}
+        from PySide6.QtWidgets import QCheckBox
+
+        dialog.boxes = {"test": QCheckBox("Test pack")}
+        dialog.boxes["test"].setChecked(True)
+        dialog.start()
+        qtbot.waitUntil(lambda: dialog.finished_downloads, timeout=60_000)
+        assert dialog.status.text().startswith("1 of 1 model(s) ready")
+        assert dialog.bars["acme/vit-tiny"].value() == 1000 and dialog.bars["acme/vit-tiny"].format() == "ready"
+    finally:
+        hub.close()
+
+
+def test_the_first_run_banner_offers_model_setup(qtbot, jarvis_env):
+    from jarvis_desktop.ui.main_window import MainWindow
+
+    w = MainWindow(make_settings())
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.banner.isVisible(), timeout=30_000)
+    assert w.first_run and "Set up models" in w.banner.text and w.setup_models_button.isVisible()
+    w.setup_models_button.click()
+    dialog = w.setup_dialog
+    assert dialog.isVisible() and "Describe and read images" in dialog.boxes["images"].text()
+    qtbot.waitUntil(lambda: "jarvis models import DIR" in dialog.status.text(), timeout=20_000)
+    dialog.reject()
+    w.close()
+    qtbot.waitUntil(lambda: w._closed, timeout=30_000)

@@ -105,6 +105,9 @@ class MainWindow(QMainWindow):
         settings_link = QPushButton("Open settings")
         settings_link.clicked.connect(self.open_settings)
         self.banner.extra.addWidget(settings_link, 0, Qt.AlignmentFlag.AlignTop)
+        self.setup_models_button = QPushButton("Set up models")  # first-run packs (or the offline route)
+        self.setup_models_button.clicked.connect(lambda: self.open_model_setup())
+        self.banner.extra.addWidget(self.setup_models_button, 0, Qt.AlignmentFlag.AlignTop)
         self.notice = Notice("notice")
         self.history = HistorySidebar()
         self.history.open_requested.connect(self.open_session)
@@ -234,7 +237,8 @@ class MainWindow(QMainWindow):
                "no language model is connected, so open questions get a short answer")
         self.banner.show_text(
             f"<b>Working offline.</b> Available on this computer now: {have}. Plans come from the built-in "
-            f"offline planner; {llm}.<br>To do more, pull models in <i>Settings › Models</i>, or connect an "
+            f"offline planner; {llm}.<br>To do more, press <i>Set up models</i> (downloads, or how to bring models "
+            "over without network), or connect an "
             "OpenAI-compatible endpoint and key in <i>Settings › Language model</i>.")
 
     # -- requests -----------------------------------------------------------------------------
@@ -457,6 +461,16 @@ class MainWindow(QMainWindow):
         self.settings_dialog = dialog
         if modal:
             dialog.open()
+        return dialog
+
+    def open_model_setup(self, endpoint: str | None = None):
+        """The first-run packs dialog; models it fetches are seen by the next request."""
+        from .setup_dialog import SetupDialog
+
+        dialog = SetupDialog(self.settings, self, endpoint=endpoint)
+        dialog.finished.connect(lambda _r: self._first_run_banner())
+        self.setup_dialog = dialog
+        dialog.open()
         return dialog
 
     def _apply_settings(self, settings: Any) -> None:

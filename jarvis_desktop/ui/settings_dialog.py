@@ -64,6 +64,17 @@ class ModelsPage(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Copy the selected models (all when none is selected) to a folder or USB stick, "
+                                      "to import them on a computer without network")
+        self.export_button.clicked.connect(self.choose_export_folder)
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Install models from a folder made by Export, a Hugging Face cache folder, "
+                                      "or an `hf download --local-dir` folder (works offline)")
+        self.import_button.clicked.connect(self.choose_import_folder)
+        self.setup_button = QPushButton("Set up models…")
+        self.setup_button.setToolTip("Download packs of models by need: images, listening, making images, text")
+        self.setup_button.clicked.connect(lambda: self.open_setup())
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.status = QLabel("")
@@ -75,6 +86,9 @@ class ModelsPage(QWidget):
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.setup_button)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.import_button)
         lay = QVBoxLayout(self)
         lay.addWidget(self.where)
         lay.addWidget(self.table, 1)
@@ -90,6 +104,8 @@ class ModelsPage(QWidget):
         self._pulling = ""
         self.models: list[Any] = []
         self.loaded = False
+        self.transfer_done = False
+        self._after_refresh = ""
         try:
             from ..experts import model_store  # noqa: F401
         except ImportError as e:
@@ -97,7 +113,8 @@ class ModelsPage(QWidget):
         else:
             self._store_missing = ""
         if self._store_missing:
-            for w in (self.pull_button, self.remove_button, self.refresh_button):
+            for w in (self.pull_button, self.remove_button, self.refresh_button, self.export_button, self.import_button,
+                      self.setup_button):
                 w.setEnabled(False)
                 w.setToolTip(self._store_missing)
             self.status.setText(self._store_missing)
@@ -144,6 +161,10 @@ class ModelsPage(QWidget):
             items = ", ".join(f"{t} ({mid})" for t, mid in sorted(shipped.items()))
             self.shipped.setText(f"<span style='color:#555'>Shipped with the app (always offline): {items}</span>")
         self.loaded = True
+        if self._after_refresh:
+            self.status.setText(self._after_refresh)
+            self._after_refresh = ""
+            self.transfer_done = True
 
     def pull(self) -> None:
         from ..experts import model_store
@@ -184,6 +205,87 @@ class ModelsPage(QWidget):
     def _pull_failed(self, message: str) -> None:
         self._pull_done()
         self.status.setText(message)
+
+    # -- across the air gap --------------------------------------------------------------------
+    def choose_export_folder(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(self, "Export models to (a folder or USB stick)")
+        if folder:
+            row = self.table.currentRow()
+            names = [self.models[row].model_id] if 0 <= row < len(self.models) else None
+            self.export_to(folder, names)
+
+    def choose_import_folder(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(self, "Import models from")
+        if folder:
+            self.import_from(folder)
+
+    def _transfer_started(self, what: str) -> None:
+        self.transfer_done = False
+        for b in (self.export_button, self.import_button):
+            b.setEnabled(False)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.status.setText(what)
+
+    def _transfer_progress(self, p) -> None:
+        if p.total_bytes:
+            self.progress.setValue(int(1000 * p.done_bytes / p.total_bytes))
+        self.progress.setFormat(f"{_size(p.done_bytes)} of {_size(p.total_bytes)} at {_size(p.bytes_per_second)}/s")
+
+    def _transfer_finished(self, message: str) -> None:
+        for b in (self.export_button, self.import_button):
+            b.setEnabled(True)
+        self.progress.setVisible(False)
+        self._after_refresh = message  # shown once the refreshed list is in (it rewrites the status)
+        self.refresh()
+
+    def export_to(self, folder: str, names: list[str] | None = None) -> None:
+        """Copy ``names`` (model ids or task types; None: every cached model) to ``folder``."""
+        from ..experts.transfer import export_models
+
+        settings = self.settings
+        self._transfer_started(f"Exporting to {folder}…")
+
+        def done(r) -> None:
+            skipped = (" Skipped: " + "; ".join(r.skipped) + ".") if r.skipped else ""
+            self._transfer_finished(f"Exported {len(r.models)} model(s), {_size(r.bytes)}, to {r.folder}. On the other "
+                                    f"computer: Settings › Models › Import, or jarvis models import DIR.{skipped}")
+
+        run_job(lambda report: export_models(folder, settings, names, on_progress=report), done,
+                lambda m: self._transfer_finished(m), on_progress=self._transfer_progress, name="export", context=self)
+
+    def import_from(self, folder: str, repo_id: str | None = None) -> None:
+        """Verify and install the models in ``folder`` (no network needed)."""
+        from ..experts.transfer import import_models
+
+        settings = self.settings
+        self._transfer_started(f"Verifying and importing from {folder}…")
+
+        def done(r) -> None:
+            parts = [f"Imported {len(r.installed)} model(s) ({', '.join(r.installed) or 'none'}), "
+                     f"{r.verified_files} file(s) verified by checksum."]
+            if r.already:
+                parts.append(f"Already here: {', '.join(r.already)}.")
+            if r.failed:
+                parts.append("Refused: " + " ".join(r.failed))
+            self._transfer_finished(" ".join(parts))
+
+        run_job(lambda report: import_models(folder, settings, repo_id=repo_id, on_progress=report), done,
+                lambda m: self._transfer_finished(m), on_progress=self._transfer_progress, name="import", context=self)
+
+    def open_setup(self, endpoint: str | None = None):
+        from .setup_dialog import SetupDialog
+
+        dialog = SetupDialog(self.settings, self, endpoint=endpoint)
+        dialog.finished.connect(lambda _r: self.refresh())
+        self.setup_dialog = dialog
+        dialog.open()
+        return dialog
 
     def remove_selected(self) -> None:
         from ..experts import model_store
