@@ -75,7 +75,9 @@ class Settings:
     input_device: str = ""
     output_device: str = ""
     volume: float = 1.0
-    silence_ms: int = 500  # end of utterance; 500 keeps the voice reply under 1 s (bench/voice_latency.py)
+    # the longest pause inside a turn: a finished sentence ends the turn sooner (voice/turn.py),
+    # a trailing "and"/"um" waits this long (bench/voice_latency.py measures both)
+    silence_ms: int = 1200
     # server
     server_token: str = ""
 

@@ -21,6 +21,7 @@ import logging
 import math
 import queue
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -124,6 +125,7 @@ class StreamResampler:
 class Block:
     samples: Any  # float32 mono at 16 kHz
     position: int  # index of the first sample since the stream started
+    time: float = 0.0  # monotonic time its first sample was captured (to align the echo reference)
 
 
 def level_of(samples) -> float:
@@ -257,12 +259,13 @@ class Microphone:
             x = self._resampler(x)
         buf = np.concatenate([self._pending, x]) if len(self._pending) else x.copy()
         n = len(buf) // BLOCK
+        now = time.monotonic()  # the callback runs as the last sample of ``indata`` arrives
         for i in range(n):
-            self._push(buf[i * BLOCK:(i + 1) * BLOCK])
+            self._push(buf[i * BLOCK:(i + 1) * BLOCK], now - (len(buf) - i * BLOCK) / SAMPLE_RATE)
         self._pending = buf[n * BLOCK:]
 
-    def _push(self, samples) -> None:
-        block = Block(samples, self._position)
+    def _push(self, samples, t: float = 0.0) -> None:
+        block = Block(samples, self._position, t)
         self._position += len(samples)
         try:
             self._queue.put_nowait(block)

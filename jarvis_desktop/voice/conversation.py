@@ -22,6 +22,8 @@ from .errors import AudioDeviceError, VoiceError
 
 log = logging.getLogger(__name__)
 
+#: Silence after which the utterance so far is recognised and judged (end of turn by meaning).
+PAUSE_MS = 160
 INTERRUPTED_NOTE = "(I interrupted your previous answer.)"
 _GOODBYE = re.compile(r"^\W*(stop listening|goodbye|good bye|bye( bye)?|exit|quit)\W*$", re.I)
 
@@ -50,10 +52,13 @@ def listen_loop(
     parts default to the configured devices and models; pass them to use others. ``on_event`` sees
     the pipeline's events, ``on_speaker_event`` the speaker's (SpeakerEvent)."""
     from .capture import Microphone
+    from .echo import EchoCanceller, ReferenceTrack
     from .listener import Recognizer, VoiceInput
     from .playback import Player
     from .speaker import StreamingSpeaker
     from .tts import Synthesizer
+    from .turn import TurnDetector, TurnTaker
+    from .vad import Endpointer
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -82,14 +87,22 @@ def listen_loop(
         note(f"jarvis: {e}")
         return 1
     speaker = None
+    echo = None
     if speak:
         synthesizer = synthesizer or Synthesizer.from_settings(settings, volume=1.0)
         try:
             synthesizer.load()
+            synthesizer.synthesize("Ready.")  # warm: the first answer's first sentence is not slower
         except VoiceError as e:
             note(f"jarvis: {e}; answers will be spoken with espeak-ng")
+        reference = ReferenceTrack()
         player = player or Player(settings.output_device, volume=settings.volume)  # volume applied here only
+        if getattr(player, "reference", False) is None:
+            player.reference = reference  # what is played is cancelled from the microphone
+            echo = EchoCanceller(reference)
         speaker = StreamingSpeaker(synthesizer, player, on_event=on_speaker_event)
+    detector = TurnDetector(max_wait_ms=settings.silence_ms)
+    detector.load()
 
     inbox: queue.Queue = queue.Queue()
     recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")
@@ -99,14 +112,17 @@ def listen_loop(
             note("jarvis: (interrupted)")
 
     mic = mic or Microphone(settings.input_device)
+    turns_by_meaning = TurnTaker(recognizer, detector, lambda s, e, ms: vin.end_turn(s, e, ms))
     vin = VoiceInput(
         mic,
         mode="hands-free",
-        silence_ms=settings.silence_ms,
+        endpointer=Endpointer(silence_ms=settings.silence_ms, tail_ms=PAUSE_MS),
         on_speech_start=on_speech_start,
-        on_pause=recognizer.speculate,
+        on_pause=turns_by_meaning.on_pause,
         on_utterance=lambda u: inbox.put(("utterance", u)),
         on_error=lambda m: inbox.put(("error", m)),
+        on_notice=lambda m: inbox.put(("notice", m)),
+        echo=echo,
     )
     try:
         vin.start()
@@ -122,6 +138,9 @@ def listen_loop(
             try:
                 kind, item = inbox.get(timeout=0.1)
             except queue.Empty:
+                continue
+            if kind == "notice":
+                note(f"jarvis: {item}")
                 continue
             if kind == "error":
                 note(f"jarvis: {item}")
@@ -144,7 +163,9 @@ def listen_loop(
             if _GOODBYE.match(text):
                 break
             interrupted = speaker.consume_interrupted() if speaker is not None else False
-            _ask(assistant, text, speaker, out, on_event, session_id, interrupted, takes_interrupted)
+            result = _ask(assistant, text, speaker, out, on_event, session_id, interrupted, takes_interrupted)
+            session_id = getattr(result, "session_id", None) or session_id  # one conversation, one session
+            _link_recording(assistant, result, rec)
             turns += 1
             if max_turns is not None and turns >= max_turns:
                 break
@@ -158,6 +179,19 @@ def listen_loop(
                 speaker.wait(timeout=60)
             speaker.close()
     return status
+
+
+def _link_recording(assistant, result, rec) -> None:
+    """Note the utterance's WAV in the session log, beside the request it became."""
+    store = getattr(assistant, "store", None)
+    sid = getattr(result, "session_id", "")
+    if store is None or not sid or rec.audio_path is None or not hasattr(store, "add_recording"):
+        return
+    try:
+        store.add_recording(sid, str(rec.audio_path), request_id=getattr(result, "request_id", ""),
+                            text=rec.text, seconds=getattr(rec.transcript, "duration", 0.0) or 0.0)
+    except Exception:  # the conversation goes on; the file itself is kept either way
+        log.exception("cannot link the recording to the session")
 
 
 def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool):

@@ -165,6 +165,9 @@ class VoiceInput:
         on_utterance: Callable[[Utterance], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         on_block: Callable[[Any], None] | None = None,
+        echo: Any = None,
+        on_notice: Callable[[str], None] | None = None,
+        silent_notice_s: float = 5.0,
     ):
         if mode not in ("hands-free", "push-to-talk"):
             raise ValueError("mode must be hands-free or push-to-talk")
@@ -178,6 +181,12 @@ class VoiceInput:
         self.on_utterance = on_utterance
         self.on_error = on_error
         self.on_block = on_block
+        self.echo = echo  # an echo.EchoCanceller: cancels the speaker and gates barge-in
+        self.on_notice = on_notice
+        self.silent_notice_s = silent_notice_s
+        self.echo_rejected = 0  # speech starts that were the assistant's own voice
+        self._barge_pending = False
+        self._silent_samples = 0
         self.error = ""
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -188,6 +197,11 @@ class VoiceInput:
 
     def release(self, at: int | None = None) -> int | None:
         return self.ptt.release(at)
+
+    def end_turn(self, start: int, end: int, after_ms: int = 0) -> None:
+        """The turn paused at ``start..end`` is judged over: end it after ``after_ms`` of silence
+        (hands-free only; from any thread)."""
+        self.hands_free.endpointer.end_turn(start, end, after_ms)
 
     def start(self) -> "VoiceInput":
         self._stopping.clear()
@@ -212,10 +226,17 @@ class VoiceInput:
             for block in self.mic.blocks():
                 if self._stopping.is_set():
                     break
+                if self.echo is not None:
+                    from .capture import Block
+
+                    block = Block(self.echo.process(block.samples, block.time), block.position, block.time)
                 if self.on_block is not None:
                     self.on_block(block)
+                self._watch_silence(block)
                 for ev in source.feed(block):
                     self._dispatch(ev)
+                if self._barge_pending:
+                    self._recheck_barge_in(block)
         except AudioDeviceError as e:
             self.error = str(e)
             rest = source.flush()  # nothing lost: what was heard before the device went away
@@ -233,8 +254,43 @@ class VoiceInput:
         else:
             log.error("voice input stopped: %s", self.error)
 
+    def _watch_silence(self, block) -> None:
+        """Say once when the microphone has delivered nothing but digital silence for a while (a
+        muted or disconnected input often looks like this), while listening goes on."""
+        import numpy as np
+
+        if self._silent_samples < 0:
+            return
+        if float(np.max(np.abs(block.samples), initial=0.0)) > 1e-4:
+            self._silent_samples = -1  # it hears something: never say it
+            return
+        self._silent_samples += len(block.samples)
+        if self._silent_samples >= self.silent_notice_s * SAMPLE_RATE:
+            self._silent_samples = -1
+            msg = (f"the microphone has delivered only silence for {self.silent_notice_s:.0f} s: is it muted, "
+                   "or is another input device meant? (input_device in the settings)")
+            if self.on_notice is not None:
+                self.on_notice(msg)
+            else:
+                log.warning("%s", msg)
+
+    def _recheck_barge_in(self, block) -> None:
+        """Speech that started as echo: barge in once the user's own voice shows through."""
+        ep = self.hands_free.endpointer
+        if not ep.in_speech:
+            self._barge_pending = False
+        elif ep.last_prob >= ep.threshold and not self.echo.echo_explains_speech():
+            self._barge_pending = False
+            if self.on_speech_start:
+                self.on_speech_start(block.position)
+
     def _dispatch(self, ev) -> None:
         if isinstance(ev, SpeechStarted):
+            if self.echo is not None and self.mode == "hands-free" and self.echo.echo_explains_speech():
+                self.echo_rejected += 1  # the assistant's own voice: no barge-in
+                self._barge_pending = True
+                log.debug("speech start explained by echo: no barge-in")
+                return
             if self.on_speech_start:
                 self.on_speech_start(ev.position)
         elif isinstance(ev, SpeechPaused):
@@ -276,13 +332,29 @@ class Recognizer:
         self._spec: tuple[int, int, concurrent.futures.Future] | None = None
         self._lock = threading.Lock()
 
-    def speculate(self, paused: SpeechPaused) -> None:
-        """Start recognising the utterance as it stands at a pause."""
+    def speculate(self, paused: SpeechPaused, on_result: Callable[[SpeechPaused, Any], None] | None = None) -> None:
+        """Start recognising the utterance as it stands at a pause. ``on_result(paused,
+        transcript or None)`` runs on the recognition thread when it is done (the turn detector
+        judges the partial text there)."""
         fut = self._pool.submit(self._transcribe, paused.audio)
         with self._lock:
             if self._spec is not None:
                 self._spec[2].cancel()
             self._spec = (paused.start, paused.end, fut)
+        if on_result is not None:
+            def done(f, paused=paused):
+                if f.cancelled():
+                    return
+                try:
+                    transcript = f.result()
+                except Exception:  # nothing recognised yet: the silence decides
+                    transcript = None
+                try:
+                    on_result(paused, transcript)
+                except Exception:
+                    log.exception("judging a partial transcript failed")
+
+            fut.add_done_callback(done)
 
     def recognize(self, utt: Utterance) -> Recognition:
         """The text of an utterance (its audio is kept first, so a failure loses nothing)."""

@@ -192,13 +192,15 @@ class LiveAudio:
     """What a fake microphone hears next: a test calls ``say(samples)`` when its scenario wants
     the "user" to speak (e.g. on a speaker event); silence otherwise."""
 
-    def __init__(self):
+    def __init__(self, noise_level: float = 0.001, seed: int = 0):
         import threading
 
         import numpy as np
 
         self._buf = np.zeros(0, np.float32)
         self._lock = threading.Lock()
+        self.noise_level = noise_level  # a real microphone never delivers digital silence
+        self._rng = np.random.default_rng(seed)
 
     def say(self, samples) -> None:
         import numpy as np
@@ -206,12 +208,27 @@ class LiveAudio:
         with self._lock:
             self._buf = np.concatenate([self._buf, np.asarray(samples, np.float32)])
 
+    def mix(self, samples, delay: int = 0) -> None:
+        """Add ``samples`` to what the microphone will hear, ``delay`` samples from now, on top of
+        what is already queued (an echo of the speaker over the user's voice)."""
+        import numpy as np
+
+        x = np.asarray(samples, np.float32)
+        with self._lock:
+            need = delay + len(x)
+            if len(self._buf) < need:
+                self._buf = np.concatenate([self._buf, np.zeros(need - len(self._buf), np.float32)])
+            self._buf[delay:need] += x
+
     def read(self, n: int):
         import numpy as np
 
         with self._lock:
             out, self._buf = self._buf[:n], self._buf[n:]
-        return np.concatenate([out, np.zeros(n - len(out), np.float32)])
+        out = np.concatenate([out, np.zeros(n - len(out), np.float32)])
+        if self.noise_level:
+            out = out + (self._rng.standard_normal(n) * self.noise_level).astype(np.float32)
+        return out
 
 
 class FakeRealtimeMicrophone(_FakeStreamBase):

@@ -110,3 +110,28 @@ class TurnDetector:
     def _wait(self, verdict: str, reason: str) -> TurnDecision:
         wait = self.max_wait_ms if verdict == "incomplete" else min(self.unsure_wait_ms, self.max_wait_ms)
         return TurnDecision(verdict, wait, reason)
+
+
+class TurnTaker:
+    """At each short pause: recognise the utterance so far (speculatively) and, when the text is
+    a finished sentence, end the turn without waiting out the whole configured silence.
+
+    ``recognizer`` is a listener.Recognizer, ``end_turn(start, end, after_ms)`` usually
+    VoiceInput.end_turn. ``decisions`` keeps (partial text, TurnDecision) for logs and tests."""
+
+    def __init__(self, recognizer, detector: TurnDetector, end_turn):
+        self.recognizer = recognizer
+        self.detector = detector
+        self.end_turn = end_turn
+        self.decisions: list[tuple[str, TurnDecision]] = []
+
+    def on_pause(self, paused) -> None:
+        self.recognizer.speculate(paused, self._judge)
+
+    def _judge(self, paused, transcript) -> None:
+        if transcript is None:  # nothing recognised: the configured silence decides
+            return
+        decision = self.detector.judge(transcript.text)
+        self.decisions.append((transcript.text, decision))
+        if decision.wait_ms < self.detector.max_wait_ms:
+            self.end_turn(paused.start, paused.end, decision.wait_ms)

@@ -1,0 +1,191 @@
+"""The assistant's own voice, removed from the microphone and kept from triggering barge-in.
+
+On open speakers the microphone hears every answer. Two defences:
+
+1. Echo cancellation: WebRTC's AEC3 (the canceller Chrome uses) through ``pywebrtc-audio``, the
+   maintained binding that installs from a wheel here (2026; the speexdsp bindings and the older
+   webrtc-audio-processing ship no wheel for this Python and need a compiler). Its far-end
+   signal is a ``ReferenceTrack``: the Player copies every block it writes there, stamped with
+   the monotonic clock; the microphone's blocks carry the same clock, so each microphone block is
+   cancelled against what the speaker played at that moment (AEC3 estimates the acoustic delay).
+2. A barge-in gate: speech heard while the assistant talks counts as the user only when it is not
+   explained by the echo: with AEC, the cancelled signal must keep a good part of the raw energy
+   (a user's voice survives cancellation; the echo loses 20-40 dB); without AEC, the microphone
+   must not correlate with what is being played. The transcript check (``speaker.EchoGuard``)
+   stays as the last line: words that repeat what was said are dropped.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+
+
+def aec_available() -> bool:
+    try:
+        import pywebrtc_audio  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class ReferenceTrack:
+    """What the speaker played, at 16 kHz on the monotonic clock: the far-end signal. Written by
+    the playback callback, read by the microphone's consumer; keeps the last ``keep_s`` seconds."""
+
+    def __init__(self, keep_s: float = 4.0):
+        self.keep_s = keep_s
+        self._chunks: collections.deque = collections.deque()  # (t0, float32 samples at 16 kHz)
+        self._lock = threading.Lock()
+        self._resampler = None
+        self._rate = 0
+
+    def write(self, samples, rate: int, t: float | None = None) -> None:
+        """Samples handed to the device at monotonic time ``t`` (their first sample)."""
+        import numpy as np
+
+        from .capture import StreamResampler
+
+        t = time.monotonic() if t is None else t
+        x = np.asarray(samples, np.float32).reshape(-1)
+        if rate != SAMPLE_RATE:
+            if self._rate != rate:
+                self._resampler, self._rate = StreamResampler(rate, SAMPLE_RATE), rate
+            x = self._resampler(x)
+        if not len(x):
+            return
+        with self._lock:
+            self._chunks.append((t, x))
+            while self._chunks and self._chunks[0][0] < t - self.keep_s:
+                self._chunks.popleft()
+
+    def read(self, t0: float, n: int):
+        """The far-end samples played during [t0, t0 + n / 16000) (silence where nothing was)."""
+        import numpy as np
+
+        out = np.zeros(n, np.float32)
+        t1 = t0 + n / SAMPLE_RATE
+        with self._lock:
+            chunks = [c for c in self._chunks if c[0] < t1 and c[0] + len(c[1]) / SAMPLE_RATE > t0]
+        for ct, x in chunks:
+            a = int(round((ct - t0) * SAMPLE_RATE))
+            lo, hi = max(0, a), min(n, a + len(x))
+            if hi > lo:
+                out[lo:hi] = x[lo - a:hi - a]
+        return out
+
+    def energy(self, t0: float, t1: float) -> float:
+        import numpy as np
+
+        x = self.read(t0, max(1, int((t1 - t0) * SAMPLE_RATE)))
+        return float(np.mean(np.square(x, dtype=np.float64)))
+
+
+@dataclass
+class _Stats:
+    raw: float
+    clean: float
+    far: float
+    corr: float
+
+
+class EchoCanceller:
+    """Cancels the reference from each microphone block (AEC3 when installed) and judges
+    whether speech heard now is the user or the assistant's own voice.
+
+    ``use_aec=False`` (or no pywebrtc-audio) keeps the microphone signal as it is and gates
+    barge-in by correlation with the reference only."""
+
+    def __init__(self, reference: ReferenceTrack, *, use_aec: bool = True, keep_ratio_db: float = -25.0,
+                 max_corr: float = 0.4, window_blocks: int = 6):
+        self.reference = reference
+        self.keep_ratio_db = keep_ratio_db
+        self.max_corr = max_corr
+        self._stats: collections.deque[_Stats] = collections.deque(maxlen=window_blocks)
+        self._far_hist: collections.deque = collections.deque(maxlen=16)  # ~0.5 s of far blocks
+        self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
+        self._aec: Any = None
+        if use_aec and aec_available():
+            from pywebrtc_audio import AudioProcessor
+
+            self._aec = AudioProcessor(sample_rate=SAMPLE_RATE, echo_cancellation=True)
+        elif use_aec:
+            log.info("pywebrtc-audio is not installed: barge-in is gated by correlation only")
+        self.engine = "webrtc-aec3" if self._aec is not None else "correlation-gate"
+
+    def process(self, samples, t: float | None):
+        """The microphone block with the echo removed. ``t``: monotonic time of its first sample
+        (blocks without a time are passed through)."""
+        import numpy as np
+
+        x = np.asarray(samples, np.float32)
+        if t is None or t <= 0:
+            return x
+        far = self.reference.read(t, len(x))
+        self._far_hist.append(far)
+        clean = self._aec.process(x, far) if self._aec is not None else x
+        raw_e = float(np.mean(np.square(x, dtype=np.float64)))
+        far_e = float(np.mean(np.square(far, dtype=np.float64)))
+        recent_far = any(s.far > 1e-8 for s in self._stats) or far_e > 1e-8
+        corr = self._correlation(x) if recent_far and raw_e > 1e-9 else 0.0
+        self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), far_e, corr))
+        if recent_far and raw_e > 1e-9:
+            self._path.append(corr)
+        # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
+        # a quiet speaker) until it has learned the echo path; only trust its output once the
+        # microphone has been seen to hear the speaker.
+        return clean if self.echo_path_heard() else x
+
+    def echo_path_heard(self) -> bool:
+        """Whether the microphone has recently (about 2 s) picked up what the speaker played."""
+        if len(self._path) < 8:  # too early to tell: assume the speaker is heard (the safe side)
+            return True
+        import statistics
+
+        return statistics.median(self._path) > self.max_corr
+
+    def _correlation(self, x) -> float:
+        """Peak normalised cross-correlation of the block with the last ~0.5 s of reference
+        (the echo arrives after a delay the gate does not know)."""
+        import numpy as np
+
+        far = np.concatenate(list(self._far_hist))
+        if len(far) < len(x):
+            return 0.0
+        n = 1 << int(math.ceil(math.log2(len(far) + len(x))))
+        c = np.fft.irfft(np.fft.rfft(far, n) * np.conj(np.fft.rfft(x, n)), n)[: len(far) - len(x) + 1]
+        win = np.convolve(np.square(far), np.ones(len(x)), "valid")
+        ok = win > max(1e-9, 0.05 * float(np.mean(win)))  # lags where the speaker was silent say nothing
+        if not ok.any():
+            return 0.0
+        denom = np.sqrt(win[ok] * float(np.sum(np.square(x))))
+        return float(np.max(np.abs(c[ok]) / denom))
+
+    def far_active(self) -> bool:
+        return any(s.far > 1e-6 for s in self._stats)
+
+    def echo_explains_speech(self) -> bool:
+        """True when what the microphone heard over the last blocks is the assistant's own voice
+        (so it must not interrupt the answer)."""
+        if not self._stats or not self.far_active():
+            return False
+        if not self.echo_path_heard():
+            return False
+        if self._aec is not None:
+            raw = sum(s.raw for s in self._stats)
+            clean = sum(s.clean for s in self._stats)
+            if raw <= 1e-10:
+                return True
+            return 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
+        import statistics
+
+        return statistics.median(s.corr for s in self._stats) > self.max_corr
