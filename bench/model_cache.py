@@ -4,6 +4,8 @@
     .venv/bin/python bench/model_cache.py --cache model_cache --device cuda \\
         --expert image-classification=microsoft/resnet-50 ...   # your own cached models
 
+    .venv/bin/python bench/model_cache.py --transfer-only --transfer-mb 200   # export/import speed only
+
 Cold = the first run of an expert after the cache was emptied (load + inference); warm = the median
 of the following runs, with the model kept loaded. JARVIS reloads (moves) models per request, so
 its per-request cost is close to the cold figure.
@@ -73,7 +75,12 @@ def main() -> None:
     ap.add_argument("--expert", action="append", default=[], help="TASK=MODEL_ID (repeat; image/audio args use test media)")
     ap.add_argument("--warm-runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=4, help="diffusion steps")
+    ap.add_argument("--transfer-mb", type=int, default=200, help="size of the model folder for export/import speed")
+    ap.add_argument("--transfer-only", action="store_true", help="measure only export/import speed")
     a = ap.parse_args()
+    if a.transfer_only:
+        bench_transfer(a.transfer_mb)
+        return
 
     from jarvis_desktop.config import Settings
     from jarvis_desktop.experts.base import RunContext
@@ -137,6 +144,51 @@ def main() -> None:
     print(f"{len(plan)}-task plan: first run {totals[0]:.3f} s, second run {totals[1]:.3f} s, "
           f"ratio {totals[0] / totals[1]:.1f}x (loads {s.loads - before.loads}, warm hits {s.hits - before.hits}, "
           f"evictions {s.evictions - before.evictions})")
+
+    bench_transfer(a.transfer_mb)
+
+
+def bench_transfer(mb: int) -> None:
+    """Export and import speed (sha256 of every file while copying) for a model folder of ``mb`` MB
+    of random weights in four shards, as `jarvis models export` / `import` do across an air gap."""
+    import shutil
+
+    import numpy as np
+
+    from jarvis_desktop.config import Settings
+    from jarvis_desktop.experts.transfer import export_models, import_models
+
+    work = Path(tempfile.mkdtemp(prefix="bench-transfer-"))
+    try:
+        rev = "ab" * 20
+        snap = work / "cache" / "models--bench--random-model" / "snapshots" / rev
+        snap.mkdir(parents=True)
+        (snap.parent.parent / "refs").mkdir()
+        (snap.parent.parent / "refs" / "main").write_text(rev)
+        (snap / "config.json").write_text('{"architectures": ["BertForSequenceClassification"], "model_type": "bert"}')
+        rng = np.random.default_rng(0)
+        shard = mb * 1_000_000 // 4
+        for i in range(4):
+            (snap / f"model-0000{i + 1}-of-00004.safetensors").write_bytes(rng.bytes(shard))
+        size = sum(p.stat().st_size for p in snap.iterdir())
+        t = time.perf_counter()
+        exported = export_models(work / "usb", Settings(model_cache=str(work / "cache")))
+        export_s = time.perf_counter() - t
+        t = time.perf_counter()
+        imported = import_models(work / "usb", Settings(model_cache=str(work / "fresh")))
+        import_s = time.perf_counter() - t
+        assert imported.installed == ["bench/random-model"] and imported.verified_files == 5
+        t = time.perf_counter()
+        again = import_models(work / "cache", Settings(model_cache=str(work / "fresh2")))  # a plain HF cache folder
+        hf_s = time.perf_counter() - t
+        print(f"\nmodel transfer ({size / 1e6:.0f} MB in 5 files, {os.cpu_count()} CPUs; page cache warm, same disk)")
+        print(f"  export  {export_s:6.2f} s  {exported.bytes / 1e6 / export_s:7.0f} MB/s  (copy + sha256 manifest)")
+        print(f"  import  {import_s:6.2f} s  {imported.bytes / 1e6 / import_s:7.0f} MB/s  (copy + sha256 verified, "
+              f"{imported.verified_files} files)")
+        print(f"  import of a plain HF cache folder {hf_s:6.2f} s  {again.bytes / 1e6 / hf_s:7.0f} MB/s  "
+              f"({again.verified_files} verified, {again.unverified_files} size only: copied files have no checksum name)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
