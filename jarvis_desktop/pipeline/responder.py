@@ -41,16 +41,19 @@ def _quote(text: str) -> str:
 
 def compose_answer(plan: Plan, choices: dict[int, Choice], results: dict[int, TaskResult]) -> str:
     """A plain, faithful account of what each task produced, which model did it, and where."""
-    if not plan.tasks:
-        return ""
-    parts: list[str] = []
+    return " ".join(compose_sentences(plan, choices, results))
+
+
+def compose_sentences(plan: Plan, choices: dict[int, Choice], results: dict[int, TaskResult]) -> Iterator[str]:
+    """The composer's account one task at a time, first task first: a caller that speaks can
+    send the first sentence to speech before the rest is written."""
     for t in plan.tasks:
         r = results.get(t.id)
         choice = choices.get(t.id)
         model = (r.model_id if r and r.model_id else None) or (choice.model_id if choice else "") or "no model"
         label = t.task.replace("-", " ")
         if r is None or r.status == "cancelled":
-            parts.append(f"The {label} step was cancelled.")
+            yield f"The {label} step was cancelled."
         elif r.status == "done" and r.output is not None:
             out = r.output
             sentence = f"{model} did the {label} {where_words(r.where)}"
@@ -62,13 +65,12 @@ def compose_answer(plan: Plan, choices: dict[int, Choice], results: dict[int, Ta
                 sentence += f" ({_quote(out.text).rstrip('.!? ')})"
             if files:
                 sentence += ("" if sentence.endswith((".", '."')) else ".") + " Saved to " + " and ".join(files)
-            parts.append(sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + ".")
+            yield sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + "."
         elif r.status == "failed":
             error = r.error[len(t.task) + 2:] if r.error.startswith(f"{t.task}: ") else r.error
-            parts.append(f"The {label} step with {model} failed: {error.rstrip('.')}.")
+            yield f"The {label} step with {model} failed: {error.rstrip('.')}."
         else:
-            parts.append(f"The {label} step was skipped because its input failed.")
-    return " ".join(parts)
+            yield f"The {label} step was skipped because its input failed."
 
 
 def capabilities_answer(local_tasks: list[str], reason: str = "") -> str:
