@@ -184,22 +184,25 @@ def _suggested_download(task: str, ids: list[str]) -> str:
 
 
 def run_choice(registry: ExpertRegistry, task: Task, choice: Choice, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
-    """Run the chosen model; when it is missing and a fallback does part of the job (OCR for a
-    caption), say plainly what is missing and how to get it, with what the fallback found."""
+    """Run the chosen model. When it is missing and a fallback does part of the job (OCR for a
+    caption), the result says plainly what is missing and how to get it, then what the fallback
+    found, labelled as such (so a spoken or translated answer carries the same honesty)."""
     if choice.where or not choice.fallback:
         return registry.run(task.task, choice.model_id, args, ctx)
+    missing = (f"No image-captioning model is on this computer, so I cannot describe the picture; "
+               f"get one with: jarvis models pull {choice.model_id}.")
     try:
         found = registry.run(task.task, choice.fallback, args, ctx)
     except ExpertError as e:
-        found, why = None, str(e)
-    missing = (f"{task.task}: no image-captioning model is on this computer, so I cannot describe the picture "
-               f"(get one with: jarvis models pull {choice.model_id}).")
-    lines = (found.data or {}).get("lines") if found is not None and isinstance(found.data, dict) else None
-    if found is None:
-        raise ExpertError(f"{missing} Reading its text failed too: {why}")
-    if not lines:
-        raise ExpertError(f"{missing} It has no text that OCR could read either.")
-    raise ExpertError(f'{missing} Text found in the image by OCR (not a description): "{" / ".join(l["text"] for l in lines)}"')
+        raise ExpertError(f"{task.task}: {missing} Reading its text failed too: {e}") from None
+    lines = found.data.get("lines") if isinstance(found.data, dict) else None
+    if lines:
+        text = f"{missing} Text found in the image by OCR (not a description): " + " / ".join(l["text"] for l in lines)
+    else:
+        text = f"{missing} It has no text that OCR could read either."
+    data = {"missing_model": choice.model_id, "need": choice.need, "ocr_text": found.text if lines else "",
+            "lines": lines or []}
+    return TaskOutput(text=text, data=data, model_id=choice.fallback, where=found.where)
 
 
 def parse_choice(reply: str, ids: list[str]) -> tuple[str | None, str]:
