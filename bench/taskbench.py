@@ -1,10 +1,18 @@
-"""TaskBench (Hugging Face tools domain) for our planners: node, edge, argument-type and
-argument-value F1, overall and per sample type, plans per second and the parse-failure share.
+"""TaskBench (Hugging Face tools domain) and our own request sets for the planners: node, edge,
+argument-type and argument-value F1, exact-plan rate, empty plans, plans per second.
 
-    python bench/taskbench.py --data ../shared/taskbench/dev.jsonl --out preds.jsonl --planner offline
+    python bench/taskbench.py --folds 5                     # held-out figures on the dev split
+    python bench/taskbench.py --data ../shared/taskbench/dev.jsonl --planner offline
+    python bench/taskbench.py --data bench/data/dev_requests_check.jsonl   # HuggingGPT-form set
 
-Input lines need ``id`` and ``instruction``; with gold ``task_nodes`` they are also scored.
-Files a request names ('example.jpg') count as attached, since TaskBench gives no files.
+``--folds K`` trains the step classifier K times, each time on all dev folds but one, and plans the
+fold it did not see; every figure printed under "held-out" comes from such folds. It also prints
+the old "fit on all of dev" figures (the phrase-table planner, and the shipped model, whose
+training data includes dev) next to them.
+
+``--data`` reads TaskBench lines (``instruction``, gold ``task_nodes``) or request sets in
+HuggingGPT's form (``request``, ``files``, gold ``plan``; bench/data/blind/FORMAT.md). Files a
+TaskBench request names ('example.jpg') count as attached, since TaskBench gives no files.
 """
 
 from __future__ import annotations
@@ -19,18 +27,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jarvis_desktop.planning.taskbench import METRICS, attachments_from_text, plan_to_taskbench, score  # noqa: E402
+from jarvis_desktop.media import Attachment, kind_of  # noqa: E402
+from jarvis_desktop.pipeline.plan import Plan  # noqa: E402
+from jarvis_desktop.planning.taskbench import METRICS, Scores, attachments_from_text, plan_to_taskbench, score  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "taskbench" / "dev.jsonl"
 GROUPS = ("overall", "single", "chain", "dag")
 
 
-def make_planner(name: str):
+def make_planner(name: str, detector: str = "learned", model: Any = None):
     """A callable request, attachments -> PlanCheck for the planner asked for."""
     from jarvis_desktop.planning.offline import OfflinePlanner
 
     if name == "offline":
-        p = OfflinePlanner()
+        p = OfflinePlanner(detector=detector, model=model)
         note = p.warm_up()
         if note:
             print(f"note: {note}", file=sys.stderr)
@@ -51,7 +61,7 @@ def make_planner(name: str):
     if name == "llm":
         return llm.plan
     if name == "hybrid":
-        offline = OfflinePlanner()
+        offline = OfflinePlanner(detector=detector, model=model)
         offline.warm_up()
 
         def hybrid(request: str, attachments: list):
@@ -78,22 +88,38 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="TaskBench JSONL (default: %(default)s)")
-    ap.add_argument("--out", type=Path, default=Path("taskbench_predictions.jsonl"), help="where predictions go")
-    ap.add_argument("--planner", choices=("offline", "llm", "hybrid"), default="offline")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N samples")
-    ap.add_argument("--edges-from", choices=("links", "args"), default="links",
-                    help="gold edges from task_links (TaskBench's scorer) or rebuilt from <node-j> arguments")
-    a = ap.parse_args(argv)
-    if not a.data.is_file():
-        raise SystemExit(f"no data file at {a.data}; pass --data FILE.jsonl")
-    rows = read_jsonl(a.data)
-    if a.limit:
-        rows = rows[: a.limit]
-    plan = make_planner(a.planner)
+def is_plan_form(rows: list[dict[str, Any]]) -> bool:
+    """HuggingGPT-form request sets have ``request`` (and gold ``plan``); TaskBench has ``instruction``."""
+    return bool(rows) and all(isinstance(r, dict) and "request" in r for r in rows)
 
+
+def request_attachments(row: dict[str, Any]) -> list[Attachment]:
+    """The files a request came with, plus any it names in its text, once each."""
+    text = str(row.get("request", row.get("instruction", "")))
+    out: dict[str, Attachment] = {}
+    for f in row.get("files", []) or []:
+        k = kind_of(str(f))
+        if k:
+            out.setdefault(Path(str(f)).name.lower(), Attachment(Path(str(f)), k))
+    for a in attachments_from_text(text):
+        out.setdefault(a.path.name.lower(), a)
+    return list(out.values())
+
+
+def print_taskbench(s: Scores, title: str) -> None:
+    print(f"\n{title}")
+    print(f"{'group':8} {'n':>5} " + " ".join(f"{m + ' F1':>12}" for m in METRICS))
+    for g in GROUPS:
+        if g in s.groups:
+            cells = []
+            for m in METRICS:
+                c = s.groups[g][m]
+                # nothing to find and nothing found (edges of single-tool plans): no score, not 0
+                cells.append(f"{'n/a':>12}" if c.n_gold == 0 and c.n_pred == 0 else f"{c.f1:>12.2f}")
+            print(f"{g:8} {s.samples[g]:>5} " + " ".join(cells))
+
+
+def run_taskbench(rows: list[dict[str, Any]], plan, edges_from: str) -> tuple[list[dict[str, Any]], Scores | None, float, int, int]:
     failures = empty = 0
     preds: list[dict[str, Any]] = []
     t0 = time.perf_counter()
@@ -106,30 +132,142 @@ def main(argv: list[str] | None = None) -> int:
             empty += 1
         preds.append({"id": row.get("id"), "result": plan_to_taskbench(check.plan if check.ok else None)})
     elapsed = time.perf_counter() - t0
+    gold = [(p["result"], r, str(r.get("type", ""))) for p, r in zip(preds, rows) if "task_nodes" in r]
+    return preds, (score(gold, links_from=edges_from) if gold else None), elapsed, failures, empty
+
+
+def run_plan_form(rows: list[dict[str, Any]], plan) -> tuple[list[dict[str, Any]], Any, Scores, float, dict[str, list[int]]]:
+    """Plan each request of a HuggingGPT-form set; native scores and TaskBench-mapped scores."""
+    from jarvis_desktop.planning.plan_metrics import PlanScores
+
+    native = PlanScores()
+    mapped = Scores()
+    by_voice: dict[str, list[int]] = {}
+    preds: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    elapsed = 0.0
+    for row in rows:
+        t1 = time.perf_counter()
+        check = plan(str(row["request"]), request_attachments(row))
+        elapsed += time.perf_counter() - t1
+        pred = check.plan.to_json() if check.ok and check.plan else []
+        preds.append({"id": row.get("id"), "plan": pred})
+        if "plan" not in row:
+            continue
+        gold = row["plan"] or []
+        ok = native.add(pred, gold)
+        v = by_voice.setdefault(str(row.get("voice", "")), [0, 0])
+        v[0] += ok
+        v[1] += 1
+        try:
+            gold_plan = Plan.from_json([{**t, "dep": [d for d in t.get("dep", []) if isinstance(d, int)]} for t in gold])
+        except (KeyError, TypeError, ValueError):
+            gold_plan = Plan([])
+        mapped.add(plan_to_taskbench(Plan.from_json(pred) if pred else None), plan_to_taskbench(gold_plan), "")
+    del t0
+    return preds, native, mapped, elapsed, by_voice
+
+
+def print_plan_form(native, mapped: Scores, by_voice: dict[str, list[int]]) -> None:
+    print(f"\nexact plans: {native.exact}/{native.n} ({native.exact_rate:.1f}%)   "
+          f"empty where a task is needed: {native.empty_needed}/{native.needed}   "
+          f"tasks planned for chat: {native.extra_on_chat}/{native.chat}   "
+          f"spoken output ending in a linked text-to-speech: {native.spoken_ok}/{native.spoken}")
+    print("native F1 (our task names):   " + "  ".join(f"{m} {native.f1(m):.2f}" for m in METRICS))
+    print("TaskBench-mapped F1:          " + "  ".join(f"{m} {mapped.f1(m):.2f}" for m in METRICS))
+    if len(by_voice) > 1:
+        print("exact by voice: " + "  ".join(f"{v or '-'} {a}/{n}" for v, (a, n) in sorted(by_voice.items())))
+
+
+def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, compare: bool) -> None:
+    """Held-out figures: each fold planned by a model fitted on the other folds only."""
+    from jarvis_desktop.planning.corpus import step_bags, taskbench_bags
+    from jarvis_desktop.planning.cv import splits
+    from jarvis_desktop.planning.offline import OfflinePlanner
+    from jarvis_desktop.planning.train import extra_bags, fit
+
+    t0 = time.perf_counter()
+    bags = taskbench_bags(rows)
+    steps = [step_bags([r]) for r in rows]  # each sample's step descriptions train only with its fold
+    extra = extra_bags()
+    print(f"features of {len(bags)} dev requests and {len(extra)} other training texts: {time.perf_counter() - t0:.1f} s")
+    keys = [str(r.get("id", i)) for i, r in enumerate(rows)]
+    results: dict[int, dict[str, Any]] = {}
+    plan_time = 0.0
+    for j, (fit_idx, held) in enumerate(splits(keys, k, seed)):
+        t1 = time.perf_counter()
+        model = fit([bags[i] for i in fit_idx] + [b for i in fit_idx for b in steps[i]] + extra)
+        planner = OfflinePlanner(model=model)
+        t2 = time.perf_counter()
+        for i in held:
+            text = str(rows[i].get("instruction", ""))
+            check = planner.plan(text, attachments_from_text(text))
+            results[i] = plan_to_taskbench(check.plan if check.ok else None)
+        plan_time += time.perf_counter() - t2
+        print(f"fold {j + 1}/{k}: fitted on {len(fit_idx)}, planned {len(held)} held out ({t2 - t1:.1f} s to fit)")
+    s = score(((results[i], r, str(r.get("type", ""))) for i, r in enumerate(rows)), links_from=edges_from)
+    print(f"plans/s: {len(rows) / plan_time:.1f}   ms/plan: {1000 * plan_time / len(rows):.1f}")
+    print_taskbench(s, f"HELD-OUT: {k}-fold cross-validation on {len(rows)} dev samples (learned planner, every fold planned by a model not fitted on it)")
+    if compare:
+        old = run_taskbench(rows, make_planner("offline", detector="patterns"), edges_from)[1]
+        print_taskbench(old, "FIT ON ALL OF DEV (old figure): the phrase-table planner, whose tables were written reading dev")
+        shipped = run_taskbench(rows, make_planner("offline"), edges_from)[1]
+        print_taskbench(shipped, "FIT ON ALL OF DEV: the shipped learned model, trained on all of dev (memory, not a held-out figure)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="TaskBench or HuggingGPT-form JSONL (default: %(default)s)")
+    ap.add_argument("--out", type=Path, default=Path("taskbench_predictions.jsonl"), help="where predictions go")
+    ap.add_argument("--planner", choices=("offline", "llm", "hybrid"), default="offline")
+    ap.add_argument("--detector", choices=("learned", "patterns"), default="learned",
+                    help="the offline planner's step finder: the trained classifier or the old phrase tables")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N samples")
+    ap.add_argument("--folds", type=int, default=0, help="K-fold cross-validation over the TaskBench data (held-out figures)")
+    ap.add_argument("--seed", type=int, default=0, help="which K-fold split")
+    ap.add_argument("--no-compare", action="store_true", help="with --folds: skip the fit-on-all figures")
+    ap.add_argument("--edges-from", choices=("links", "args"), default="links",
+                    help="gold edges from task_links (TaskBench's scorer) or rebuilt from <node-j> arguments")
+    a = ap.parse_args(argv)
+    if not a.data.is_file():
+        raise SystemExit(f"no data file at {a.data}; pass --data FILE.jsonl")
+    rows = read_jsonl(a.data)
+    if a.limit:
+        rows = rows[: a.limit]
+    if not rows:
+        raise SystemExit(f"{a.data} holds no requests")
+    plan_form = is_plan_form(rows)
+    if a.folds:
+        if plan_form or not all("task_nodes" in r for r in rows):
+            raise SystemExit("--folds needs TaskBench data with gold task_nodes (the dev split)")
+        run_folds(rows, a.folds, a.seed, a.edges_from, not a.no_compare)
+        return 0
+    plan = make_planner(a.planner, a.detector)
+    if plan_form:
+        preds, native, mapped, elapsed, by_voice = run_plan_form(rows, plan)
+        failures = empty = None
+    else:
+        preds, s, elapsed, failures, empty = run_taskbench(rows, plan, a.edges_from)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", encoding="utf-8") as f:
         for p in preds:
             f.write(json.dumps(p, ensure_ascii=False) + "\n")
-
     n = len(rows)
-    print(f"planner: {a.planner}   samples: {n}   predictions: {a.out}")
-    print(f"plans/s: {n / elapsed:.1f}   ms/plan: {1000 * elapsed / max(n, 1):.1f}   "
-          f"parse/validation failures: {failures}/{n} ({100 * failures / max(n, 1):.1f}%)   empty plans: {empty}")
-    gold = [r for r in rows if "task_nodes" in r]
-    if not gold:
+    print(f"planner: {a.planner} ({a.detector})   samples: {n}   predictions: {a.out}")
+    line = f"plans/s: {n / max(elapsed, 1e-9):.1f}   ms/plan: {1000 * elapsed / n:.1f}"
+    if failures is not None:
+        line += f"   parse/validation failures: {failures}/{n} ({100 * failures / n:.1f}%)   empty plans: {empty}"
+    print(line)
+    if plan_form:
+        if native.n == 0:
+            print("no gold plans in the data: predictions written, nothing scored")
+            return 0
+        print_plan_form(native, mapped, by_voice)
+        return 0
+    if s is None:
         print("no gold plans in the data: predictions written, nothing scored")
         return 0
-    by_id = {p["id"]: p["result"] for p in preds}
-    s = score(((by_id[r.get("id")], r, str(r.get("type", ""))) for r in gold), links_from=a.edges_from)
-    print(f"\n{'group':8} {'n':>5} " + " ".join(f"{m + ' F1':>12}" for m in METRICS))
-    for g in GROUPS:
-        if g in s.groups:
-            cells = []
-            for m in METRICS:
-                c = s.groups[g][m]
-                # nothing to find and nothing found (edges of single-tool plans): no score, not 0
-                cells.append(f"{'n/a':>12}" if c.n_gold == 0 and c.n_pred == 0 else f"{c.f1:>12.2f}")
-            print(f"{g:8} {s.samples[g]:>5} " + " ".join(cells))
+    print_taskbench(s, "scores")
     return 0
 
 

