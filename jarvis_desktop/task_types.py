@@ -25,8 +25,9 @@ ARG_KINDS: dict[str, str] = {
     "video": "video",
 }
 
-#: Literal options some tasks accept besides their media inputs (never resources).
-PARAM_ARGS = ("target_language", "source_language", "labels")
+#: Literal options some tasks accept besides their media inputs (never resources). ``need``:
+#: image-to-text's job, "caption" or "read" (the text in the image); see experts/image_need.py.
+PARAM_ARGS = ("target_language", "source_language", "labels", "need")
 
 
 @dataclass(frozen=True)

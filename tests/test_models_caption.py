@@ -130,3 +130,18 @@ def test_any_missing_model_names_itself_and_how_to_get_it(ocr_only, tmp_path, ja
         run_choice(sel.registry, task, choice, {"text": "a long text"}, RunContext(tmp_path / "o", settings=ocr_only))
     msg = str(e.value)
     assert "jarvis models pull google/flan-t5-small" in msg and "jarvis models import" in msg
+
+
+def test_a_plans_need_argument_survives_validation_and_steers_selection(ocr_only, tmp_path):
+    from PIL import Image
+
+    from jarvis_desktop.media import check_attachment
+    from jarvis_desktop.pipeline.plan import validate_plan
+
+    Image.new("RGB", (8, 8)).save(tmp_path / "p.png")
+    att = check_attachment(tmp_path / "p.png")
+    check = validate_plan([{"task": "image-to-text", "id": 0, "dep": [-1],
+                            "args": {"image": str(att.path), "need": "read"}}], [att])
+    assert check.ok and check.plan.tasks[0].args["need"] == "read"
+    sel = ModelSelector(load_catalog(ocr_only), build_registry(ocr_only), ocr_only)
+    assert sel.choose(check.plan.tasks[0], "Describe this picture").model_id == OCR_ID
