@@ -207,7 +207,9 @@ def test_player_stop_is_immediate_and_safe_when_idle():
 
 def test_player_writes_the_clip_to_the_device(device):
     tone = (np.sin(np.arange(22050) / 9) * 0.4).astype(np.float32)
-    assert Player(volume=0.5).play(tone, 22050) is True
+    player = Player(volume=0.5)
+    assert player.play(tone, 22050) is True
+    player.close()  # the stream stays open between clips: closing flushes the device's buffer
     out = device.played()
     i = np.nonzero(np.abs(out) > 1e-3)[0][0] - 1
     assert np.allclose(out[i : i + len(tone)], tone * 0.5, atol=2e-4)

@@ -40,11 +40,16 @@ def aec_available() -> bool:
 
 class ReferenceTrack:
     """What the speaker played, at 16 kHz on the monotonic clock: the far-end signal. Written by
-    the playback callback, read by the microphone's consumer; keeps the last ``keep_s`` seconds."""
+    the playback callback, read by the microphone's consumer; keeps the last ``keep_s`` seconds.
 
-    def __init__(self, keep_s: float = 4.0):
+    Blocks that follow on from the previous one (within ``join_s``) are appended sample-exact
+    rather than placed by their own timestamp: a resampled block is a sample longer or shorter
+    now and then, and a far-end signal with slips is one the echo canceller cannot model."""
+
+    def __init__(self, keep_s: float = 4.0, join_s: float = 0.05):
         self.keep_s = keep_s
-        self._chunks: collections.deque = collections.deque()  # (t0, float32 samples at 16 kHz)
+        self.join_s = join_s
+        self._segments: collections.deque = collections.deque()  # [t0, list of arrays, length]
         self._lock = threading.Lock()
         self._resampler = None
         self._rate = 0
@@ -64,9 +69,19 @@ class ReferenceTrack:
         if not len(x):
             return
         with self._lock:
-            self._chunks.append((t, x))
-            while self._chunks and self._chunks[0][0] < t - self.keep_s:
-                self._chunks.popleft()
+            seg = self._segments[-1] if self._segments else None
+            if seg is not None and abs(seg[0] + seg[2] / SAMPLE_RATE - t) <= self.join_s:
+                seg[1].append(x)
+                seg[2] += len(x)
+            else:
+                self._segments.append([t, [x], len(x)])
+            while len(self._segments) > 1 and self._segments[1][0] < t - self.keep_s:
+                self._segments.popleft()
+            first = self._segments[0]  # trim the oldest segment's oldest blocks
+            while len(first[1]) > 1 and first[0] + len(first[1][0]) / SAMPLE_RATE < t - self.keep_s:
+                first[0] += len(first[1][0]) / SAMPLE_RATE
+                first[2] -= len(first[1][0])
+                first[1].pop(0)
 
     def read(self, t0: float, n: int):
         """The far-end samples played during [t0, t0 + n / 16000) (silence where nothing was)."""
@@ -75,12 +90,17 @@ class ReferenceTrack:
         out = np.zeros(n, np.float32)
         t1 = t0 + n / SAMPLE_RATE
         with self._lock:
-            chunks = [c for c in self._chunks if c[0] < t1 and c[0] + len(c[1]) / SAMPLE_RATE > t0]
-        for ct, x in chunks:
-            a = int(round((ct - t0) * SAMPLE_RATE))
-            lo, hi = max(0, a), min(n, a + len(x))
-            if hi > lo:
-                out[lo:hi] = x[lo - a:hi - a]
+            segs = [(s[0], list(s[1]), s[2]) for s in self._segments
+                    if s[0] < t1 and s[0] + s[2] / SAMPLE_RATE > t0]
+        for st, parts, _ in segs:
+            a = int(round((st - t0) * SAMPLE_RATE))  # where the segment starts in ``out``
+            for x in parts:
+                lo, hi = max(0, a), min(n, a + len(x))
+                if hi > lo:
+                    out[lo:hi] = x[lo - a:hi - a]
+                a += len(x)
+                if a >= n:
+                    break
         return out
 
     def energy(self, t0: float, t1: float) -> float:
@@ -106,13 +126,18 @@ class EchoCanceller:
     barge-in by correlation with the reference only."""
 
     def __init__(self, reference: ReferenceTrack, *, use_aec: bool = True, keep_ratio_db: float = -25.0,
-                 max_corr: float = 0.4, window_blocks: int = 6):
+                 max_corr: float = 0.4, window_blocks: int = 6, far_lead_s: float = 0.0):
         self.reference = reference
         self.keep_ratio_db = keep_ratio_db
         self.max_corr = max_corr
+        # AEC3 models echo that comes after the far-end signal, never before: with timestamps
+        # that run late the reference can be read this much earlier (the delay itself is
+        # measured from the correlation and handed to AEC3 as ``stream_delay_ms``).
+        self.far_lead_s = far_lead_s
         self._stats: collections.deque[_Stats] = collections.deque(maxlen=window_blocks)
         self._far_hist: collections.deque = collections.deque(maxlen=16)  # ~0.5 s of far blocks
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
+        self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
         self._aec: Any = None
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
@@ -130,7 +155,7 @@ class EchoCanceller:
         x = np.asarray(samples, np.float32)
         if t is None or t <= 0:
             return x
-        far = self.reference.read(t, len(x))
+        far = self.reference.read(t - self.far_lead_s, len(x))
         self._far_hist.append(far)
         clean = self._aec.process(x, far) if self._aec is not None else x
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
@@ -168,7 +193,16 @@ class EchoCanceller:
         if not ok.any():
             return 0.0
         denom = np.sqrt(win[ok] * float(np.sum(np.square(x))))
-        return float(np.max(np.abs(c[ok]) / denom))
+        ncc = np.abs(c[ok]) / denom
+        k = int(np.nonzero(ok)[0][int(np.argmax(ncc))])
+        best = float(np.max(ncc))
+        if best > 0.6:  # a clear echo: note how long after the far-end signal it arrives
+            self._lags.append((len(far) - len(x) - k) / SAMPLE_RATE)
+            if self._aec is not None and len(self._lags) >= 8:
+                delay_ms = int(round(1000 * sorted(self._lags)[len(self._lags) // 2]))
+                if abs(delay_ms - self._aec.stream_delay_ms) >= 8:
+                    self._aec.stream_delay_ms = delay_ms  # AEC3 cancels well only once told the delay
+        return best
 
     def far_active(self) -> bool:
         return any(s.far > 1e-6 for s in self._stats)
@@ -178,14 +212,16 @@ class EchoCanceller:
         (so it must not interrupt the answer)."""
         if not self._stats or not self.far_active():
             return False
-        if not self.echo_path_heard():
-            return False
-        if self._aec is not None:
-            raw = sum(s.raw for s in self._stats)
-            clean = sum(s.clean for s in self._stats)
-            if raw <= 1e-10:
-                return True
-            return 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         import statistics
 
-        return statistics.median(s.corr for s in self._stats) > self.max_corr
+        if len(self._path) < 8:
+            return True  # the speaker has only just started: too early to tell the user from echo
+        if not self.echo_path_heard():
+            return False
+        if statistics.median(s.corr for s in self._stats) > self.max_corr:
+            return True  # the microphone hears mostly what is being played
+        if self._aec is not None:  # what is left after cancellation is far below what came in
+            raw = sum(s.raw for s in self._stats)
+            clean = sum(s.clean for s in self._stats)
+            return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
+        return False

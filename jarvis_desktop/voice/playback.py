@@ -77,6 +77,7 @@ class Player:
         self.samples_played = 0  # of the current/last clip
         self.last_completed = False
         self._current: Clip | None = None
+        self._anchor: tuple[float, int] | None = None
         self._events: collections.deque = collections.deque()
         self._events_ready = threading.Condition()
         self._notifier = threading.Thread(target=self._notify_loop, name="player-events", daemon=True)
@@ -215,6 +216,7 @@ class Player:
         out = np.zeros(frames, np.float32)
         filled = 0
         pause = False
+        start_frame = self.frames_written
         with self._lock:
             while filled < frames and self._clips:
                 c = self._clips[0]
@@ -239,9 +241,22 @@ class Player:
             self.frames_written += frames
         outdata[:, 0] = (out * 32767).astype(np.int16)
         if self.reference is not None:
-            self.reference.write(out, self.rate, time.monotonic())
+            self.reference.write(out, self.rate, self._clock(start_frame))
         if pause:
             raise sd.CallbackStop
+
+    def _clock(self, frame: int) -> float:
+        """Monotonic time of stream frame ``frame``, from the frame count since an anchor (callback
+        times jitter; the echo canceller needs a steady far-end clock), re-anchored after a pause
+        or a drift of more than 0.1 s."""
+        now = time.monotonic()
+        anchor = self._anchor
+        if anchor is not None:
+            t = anchor[0] + (frame - anchor[1]) / self.rate
+            if abs(t - now) < 0.1:
+                return t
+        self._anchor = (now, frame)
+        return now
 
     def _finished(self) -> None:
         """PortAudio ended the stream: our pause, or the device went away."""

@@ -159,6 +159,7 @@ class _FakeStreamBase:
     def start(self):
         import threading
 
+        self._due = None
         self._halt = threading.Event()
         self.active = True
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -184,8 +185,15 @@ class _FakeStreamBase:
         self.closed = True
 
     def _sleep(self) -> bool:
-        """Wait one block of real time (scaled by speed); True when halted."""
-        return self._halt.wait(self.blocksize / self.samplerate / self.speed)
+        """Wait until the next block is due (scaled by speed); True when halted. Paced by a
+        deadline, like a sound card's clock, so the stream does not drift behind real time."""
+        import time
+
+        step = self.blocksize / self.samplerate / self.speed
+        now = time.monotonic()
+        due = getattr(self, "_due", None)
+        self._due = (now if due is None or now - due > 0.2 else due) + step
+        return self._halt.wait(max(0.0, self._due - now))
 
 
 class LiveAudio:
@@ -200,6 +208,7 @@ class LiveAudio:
         self._buf = np.zeros(0, np.float32)
         self._lock = threading.Lock()
         self.noise_level = noise_level  # a real microphone never delivers digital silence
+        self.read_pos = 0  # samples the microphone has read so far
         self._rng = np.random.default_rng(seed)
 
     def say(self, samples) -> None:
@@ -208,23 +217,28 @@ class LiveAudio:
         with self._lock:
             self._buf = np.concatenate([self._buf, np.asarray(samples, np.float32)])
 
-    def mix(self, samples, delay: int = 0) -> None:
-        """Add ``samples`` to what the microphone will hear, ``delay`` samples from now, on top of
-        what is already queued (an echo of the speaker over the user's voice)."""
+    def mix(self, samples, at: int | None = None) -> int:
+        """Add ``samples`` to what the microphone will hear, starting at absolute sample ``at``
+        (default: the next one read), on top of what is already queued (an echo of the speaker
+        over the user's voice). Returns where they start; a start already read moves to now."""
         import numpy as np
 
         x = np.asarray(samples, np.float32)
         with self._lock:
+            delay = max(0, (self.read_pos if at is None else at) - self.read_pos)
+            start = self.read_pos + delay
             need = delay + len(x)
             if len(self._buf) < need:
                 self._buf = np.concatenate([self._buf, np.zeros(need - len(self._buf), np.float32)])
             self._buf[delay:need] += x
+        return start
 
     def read(self, n: int):
         import numpy as np
 
         with self._lock:
             out, self._buf = self._buf[:n], self._buf[n:]
+            self.read_pos += n
         out = np.concatenate([out, np.zeros(n - len(out), np.float32)])
         if self.noise_level:
             out = out + (self._rng.standard_normal(n) * self.noise_level).astype(np.float32)
@@ -275,9 +289,12 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
 
     instances: list = []
 
-    def __init__(self, **kw):
+    def __init__(self, echo: "RoomEcho | None" = None, vanish_after: float | None = None, **kw):
         super().__init__(**kw)
         self.played: list = []
+        self.echo = echo  # what it plays is also heard by a fake microphone in the same room
+        self.vanish_after = vanish_after  # seconds of playing after which the card "is unplugged"
+        self._frames = 0
         FakeRealtimeSpeaker.instances.append(self)
 
     def _loop(self):
@@ -285,18 +302,62 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
         import sounddevice as sd
 
         while not self._halt.is_set():
+            if self.vanish_after is not None and self._frames >= self.vanish_after * self.samplerate:
+                self._end()  # what PortAudio does when the device disappears
+                return
             out = np.zeros((self.blocksize, 1), np.int16)
+            stop = False
             try:
                 self.callback(out, self.blocksize, None, sd.CallbackFlags())
             except sd.CallbackStop:
-                self.played.append(out[:, 0].copy())
-                break
+                stop = True
             except sd.CallbackAbort:
                 break
             self.played.append(out[:, 0].copy())
-            if self._sleep():
+            self._frames += self.blocksize
+            if self.echo is not None:
+                self.echo.hear(out[:, 0].astype(np.float32) / 32768, self.samplerate)
+            if stop or self._sleep():
                 break
         self._end()
+
+
+class RoomEcho:
+    """The path from a fake speaker to a fake microphone (``LiveAudio``): attenuated by ``gain``,
+    delayed by ``delay_s`` and smeared by a few wall reflections, as open laptop speakers are."""
+
+    def __init__(self, live: LiveAudio, gain: float = 0.2, delay_s: float = 0.03):
+        import numpy as np
+
+        from .capture import StreamResampler
+
+        self.live = live
+        self.delay = int(delay_s * SAMPLE_RATE)
+        ir = np.zeros(int(0.06 * SAMPLE_RATE), np.float32)
+        for t, a in ((0.0, 1.0), (0.011, 0.4), (0.027, -0.25), (0.05, 0.12)):
+            ir[int(t * SAMPLE_RATE)] = a
+        self.ir = ir * gain
+        self._tail = np.zeros(len(ir) - 1, np.float32)
+        self._resample = None
+        self._rate = 0
+        self._StreamResampler = StreamResampler
+        self._next: int | None = None
+
+    def hear(self, block, rate: float) -> None:
+        import numpy as np
+
+        if rate != SAMPLE_RATE:
+            if self._rate != rate:
+                self._resample, self._rate = self._StreamResampler(rate, SAMPLE_RATE), rate
+            block = self._resample(block)
+        y = np.convolve(block, self.ir)
+        y[: len(self._tail)] += self._tail
+        out, self._tail = y[: len(block)], y[len(block):].copy()
+        # blocks follow on from the first, which lands ``delay`` after "now"; if the microphone
+        # got ahead (the two fake cards are paced separately), start again from now + delay
+        if self._next is None or self._next < self.live.read_pos:
+            self._next = self.live.read_pos + self.delay
+        self._next = self.live.mix(out, self._next) + len(out)
 
     def samples(self):
         import numpy as np

@@ -55,7 +55,8 @@ class TurnDetector:
     ``unsure_wait_ms`` is the wait when neither grammar nor punctuation decides."""
 
     max_wait_ms: int = 1200
-    unsure_wait_ms: int = 600
+    unsure_wait_ms: int = 700
+    min_confidence: float = -0.6  # Whisper avg log-prob below which "complete" becomes "unsure"
     use_spacy: bool = True
 
     def load(self) -> bool:
@@ -69,7 +70,8 @@ class TurnDetector:
 
         return load_nlp()[0]
 
-    def judge(self, text: str) -> TurnDecision:
+    def judge(self, text: str, confidence: float | None = None) -> TurnDecision:
+        """``confidence``: Whisper's mean token log-probability of ``text``, when known."""
         t = " ".join((text or "").split())
         words = re.findall(r"[a-z']+", t.lower())
         if not words:
@@ -83,29 +85,36 @@ class TurnDetector:
         nlp = self._nlp()
         if nlp is None:
             if ends_sentence and len(words) >= 2:
-                return TurnDecision("complete", 0, "a full stop after a few words")
+                return self._complete(confidence, "a full stop after a few words")
             return self._wait("unsure", "no parser")
         doc = nlp(t)
         toks = [tok for tok in doc if not tok.is_punct and not tok.is_space]
         if not toks:
             return self._wait("unsure", "no words")
         end = toks[-1]
-        if ends_sentence and len(toks) <= 2 and last not in DANGLING:  # "Thanks.", "Hi there."
-            return TurnDecision("complete", 0, "a short complete reply")
-        if end.pos_ in _OPEN_POS and not (end.pos_ == "PART" and end.lower_ in ("not", "n't")):
-            return self._wait("incomplete", f"ends on a {end.pos_.lower()} '{end.text}'")
-        sent = list(doc.sents)[-1]
-        verbs = [tok for tok in sent if tok.pos_ in ("VERB", "AUX")]
         if end.pos_ == "VERB" and end.lemma_.lower() in _NEEDS_OBJECT and not any(
             c.dep_ in ("dobj", "obj", "ccomp", "xcomp", "dative", "prt", "attr") for c in end.children
         ):
             return self._wait("incomplete", f"'{end.text}' still needs its object")
+        if ends_sentence and len(toks) <= 2 and last not in DANGLING:  # "Thanks.", "Hi there."
+            return self._complete(confidence, "a short complete reply")
+        if end.pos_ in _OPEN_POS and not (end.pos_ == "PART" and end.lower_ in ("not", "n't")):
+            return self._wait("incomplete", f"ends on a {end.pos_.lower()} '{end.text}'")
+        sent = list(doc.sents)[-1]
+        verbs = [tok for tok in sent if tok.pos_ in ("VERB", "AUX")]
         question = t.rstrip("\"')] ").endswith("?")
         if ends_sentence and (verbs or question):
-            return TurnDecision("complete", 0, "a finished sentence")
+            return self._complete(confidence, "a finished sentence")
         if verbs and sent.root.pos_ in ("VERB", "AUX") and len(toks) >= 3:
-            return TurnDecision("complete", 0, "a whole clause (no punctuation)")
+            return self._complete(confidence, "a whole clause (no punctuation)")
         return self._wait("unsure", "a fragment")
+
+    def _complete(self, confidence: float | None, reason: str) -> TurnDecision:
+        """Complete, unless Whisper doubted its own words: a garbled last word ("you to" heard
+        as "YouTube") reads as a finished sentence, so a low-confidence decode waits a little."""
+        if confidence is not None and confidence < self.min_confidence:
+            return self._wait("unsure", f"{reason}, but recognised with low confidence ({confidence:.2f})")
+        return TurnDecision("complete", 0, reason)
 
     def _wait(self, verdict: str, reason: str) -> TurnDecision:
         wait = self.max_wait_ms if verdict == "incomplete" else min(self.unsure_wait_ms, self.max_wait_ms)
@@ -124,14 +133,20 @@ class TurnTaker:
         self.detector = detector
         self.end_turn = end_turn
         self.decisions: list[tuple[str, TurnDecision]] = []
+        self.judged = 0  # pauses judged so far (with or without words)
 
     def on_pause(self, paused) -> None:
         self.recognizer.speculate(paused, self._judge)
 
     def _judge(self, paused, transcript) -> None:
-        if transcript is None:  # nothing recognised: the configured silence decides
-            return
-        decision = self.detector.judge(transcript.text)
-        self.decisions.append((transcript.text, decision))
-        if decision.wait_ms < self.detector.max_wait_ms:
-            self.end_turn(paused.start, paused.end, decision.wait_ms)
+        try:
+            if transcript is None:  # nothing recognised: the configured silence decides
+                return
+            segments = getattr(transcript, "segments", None) or []
+            confidence = min((seg.avg_logprob for seg in segments), default=None)
+            decision = self.detector.judge(transcript.text, confidence)
+            self.decisions.append((transcript.text, decision))
+            if decision.wait_ms < self.detector.max_wait_ms:
+                self.end_turn(paused.start, paused.end, decision.wait_ms)
+        finally:
+            self.judged += 1

@@ -1,0 +1,238 @@
+"""Turn-taking: end of turn from what was said (spaCy + Whisper's punctuation), the assistant's
+own voice mixed into the microphone (WebRTC echo cancellation, barge-in gate), one open output
+stream fed clip by clip, devices that fall silent or go away. Speech is real (espeak-ng, the
+shipped Whisper and piper); sound cards are fakes where a paced one is needed (none here)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from jarvis_desktop.voice.asr import Transcriber
+from jarvis_desktop.voice.capture import BLOCK, Microphone
+from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack, aec_available
+from jarvis_desktop.voice.listener import Recognizer, VoiceInput
+from jarvis_desktop.voice.playback import Player
+from jarvis_desktop.voice.speaker import StreamingSpeaker
+from jarvis_desktop.voice.testing import (
+    FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, RoomEcho, alsa_file_device, noise, silence, spoken,
+    to_raw_int16,
+)
+from jarvis_desktop.voice.tts import Synthesizer
+from jarvis_desktop.voice.turn import TurnDetector, TurnTaker
+from jarvis_desktop.voice.vad import Endpointer, SpeechPaused, UtteranceEnded
+
+SR = 16000
+MAX_WAIT_MS = 1200
+
+
+@pytest.fixture(scope="module")
+def transcriber():
+    t = Transcriber()
+    t.load()
+    return t
+
+
+@pytest.fixture(scope="module")
+def detector():
+    d = TurnDetector(max_wait_ms=MAX_WAIT_MS)
+    assert d.load(), "spaCy's en_core_web_sm is installed by make setup"
+    return d
+
+
+@pytest.fixture(scope="module")
+def synth():
+    s = Synthesizer()
+    s.load()
+    return s
+
+
+# --- the decision from text ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "What is the weather like in Paris today?", "Please describe this image.", "Set a timer for 10 minutes",
+    "Tell me a joke", "Thanks.",
+])
+def test_a_finished_sentence_or_question_ends_the_turn_now(detector, text):
+    d = detector.judge(text)
+    assert (d.verdict, d.wait_ms) == ("complete", 0), d
+
+
+@pytest.mark.parametrize("text", [
+    "Please describe this image and...", "Please describe this image and", "Can you tell me what",
+    "so I want to", "Um, so I wanted to...", "Translate this text into", "Please describe.", "I think, um",
+    "Generate a picture of a cat but",
+])
+def test_a_trailing_conjunction_filler_or_open_clause_waits_the_full_silence(detector, text):
+    d = detector.judge(text)
+    assert (d.verdict, d.wait_ms) == ("incomplete", MAX_WAIT_MS), d
+
+
+def test_a_fragment_waits_a_middle_time_and_nothing_waits_past_the_setting():
+    d = TurnDetector(max_wait_ms=400, unsure_wait_ms=700).judge("The cat")
+    assert d.verdict == "unsure" and d.wait_ms == 400
+
+
+# --- the decision in the listening loop ------------------------------------------------------------
+
+
+def listen_with_turns(sig, transcriber, detector):
+    """Feed ``sig`` block by block through the endpointer with turn-taking. At each pause the
+    feed waits for the speculative judgement (as a fast machine would have it within the pause),
+    so the test checks the decision, not the speed of this machine."""
+    ep = Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160)
+    rec = Recognizer(transcriber)
+    taker = TurnTaker(rec, detector, ep.end_turn)
+    ended: list[UtteranceEnded] = []
+    try:
+        for i in range(0, len(sig) - BLOCK + 1, BLOCK):
+            for ev in ep.feed(sig[i:i + BLOCK], i):
+                if isinstance(ev, SpeechPaused):
+                    before = taker.judged
+                    taker.on_pause(ev)
+                    deadline = time.monotonic() + 60
+                    while taker.judged == before and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                elif isinstance(ev, UtteranceEnded):
+                    ended.append(ev)
+    finally:
+        rec.close()
+    return ended, taker
+
+
+def test_a_finished_question_ends_the_turn_at_the_pause_not_after_the_fixed_silence(transcriber, detector):
+    speech = spoken("What is the weather like in Paris today?")
+    sig = np.concatenate([noise(0.5), speech + noise(len(speech) / SR, seed=1), noise(2.5, seed=2)])
+    speech_end = int(0.5 * SR) + len(speech)
+    ended, taker = listen_with_turns(sig, transcriber, detector)
+    assert len(ended) == 1 and ended[0].reason == "turn-complete", taker.decisions
+    # over at the first pause: far sooner than the configured silence
+    assert ended[0].end - speech_end < 0.5 * MAX_WAIT_MS * SR / 1000
+    assert taker.decisions[-1][1].verdict == "complete"
+    assert "paris" in taker.decisions[-1][0].lower()
+
+
+@pytest.mark.parametrize("first,rest", [
+    ("Can you tell me what", "time it is in Tokyo"),
+    ("Translate this sentence into", "French for me"),
+    ("I would like you to", "read the answer aloud"),
+])
+def test_a_pause_in_an_unfinished_sentence_does_not_cut_it(transcriber, detector, first, rest):
+    a, b = spoken(first), spoken(rest)
+    sig = np.concatenate([noise(0.5), a + noise(len(a) / SR, seed=1), noise(0.5, seed=3),
+                          b + noise(len(b) / SR, seed=4), noise(2.5, seed=2)])
+    ended, taker = listen_with_turns(sig, transcriber, detector)
+    assert len(ended) == 1, [(d[0], d[1].verdict) for d in taker.decisions]  # one request, not two
+    assert taker.decisions[0][1].verdict != "complete"  # "incomplete", or "unsure" when Whisper garbled the last word
+    heard = Transcriber().transcribe(ended[0].audio).text.lower()
+    assert first.split()[0].lower() in heard and rest.split()[-1].lower() in heard
+
+
+# --- one open output stream -------------------------------------------------------------------------
+
+
+def test_clips_are_written_back_to_back_on_one_stream_that_stays_open():
+    FakeRealtimeSpeaker.instances.clear()
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(speed=4.0, **kw), idle_stop_s=0.2)
+    tones = [(np.sin(np.arange(4000 + 1000 * k) / (5 + k)) * 0.3).astype(np.float32) for k in range(3)]
+    clips = [player.enqueue(t, 22050) for t in tones]
+    assert all(c.done.wait(10) for c in clips) and all(c.completed for c in clips)
+    # sentence k+1 starts on the very frame after sentence k ends: no gap in the written stream
+    assert [c.start_frame for c in clips[1:]] == [c.end_frame for c in clips[:-1]]
+    card = FakeRealtimeSpeaker.instances[0]
+    written = np.concatenate(card.played).astype(np.float32) / 32768
+    joined = np.concatenate(tones)
+    s = clips[0].start_frame
+    assert np.allclose(written[s:s + len(joined)], joined, atol=1e-4)
+    time.sleep(0.3)  # idle: the stream pauses itself; the next answer restarts it, no reopen
+    later = player.enqueue(tones[0], 22050)
+    assert later.done.wait(10) and later.completed
+    assert player.streams_opened == 1 and len(FakeRealtimeSpeaker.instances) == 1
+    player.close()
+
+
+def test_a_speaker_that_disappears_mid_reply_fails_the_rest_and_is_reopened_next_time(synth):
+    cards = []
+
+    def card(**kw):
+        cards.append(FakeRealtimeSpeaker(speed=2.0, vanish_after=0.6 if not cards else None, **kw))
+        return cards[-1]
+
+    events = []
+    sp = StreamingSpeaker(synth, Player(stream_factory=card), on_event=lambda e: events.append((e.kind, e.index)))
+    sp.say("This first sentence is long enough to outlast the sound card. The second one follows it. A third.")
+    assert sp.wait(60)
+    assert not sp.speaking  # nothing stuck in "speaking"
+    assert ("failed", 0) in events and "unplugged" in sp.error
+    events.clear()
+    sp.say("Back again.")
+    assert sp.wait(60) and ("played", 0) in events and len(cards) == 2
+    sp.close()
+
+
+# --- the assistant's own voice in the microphone -------------------------------------------------------
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth):
+    room = LiveAudio(noise_level=0.002)
+    reference = ReferenceTrack()
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2), **kw),
+                    reference=reference)
+    speaker = StreamingSpeaker(synth, player)
+    barge_ins: list[int] = []
+
+    def on_speech_start(pos):
+        if speaker.speaking:
+            barge_ins.append(pos)
+            speaker.interrupt()
+
+    mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw))
+    echo = EchoCanceller(reference)
+    vin = VoiceInput(mic, echo=echo, on_speech_start=on_speech_start,
+                     endpointer=Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160)).start()
+    try:
+        time.sleep(0.5)
+        speaker.say("The image shows a grey cat asleep on a sofa. It was described by the captioning model.")
+        assert speaker.wait(60)
+        assert barge_ins == [] and not speaker.interrupted  # its own voice did not interrupt it
+        assert echo.echo_path_heard()  # the microphone did hear the speaker
+        # now the user talks over the next answer
+        started = threading.Event()
+        speaker._listener = lambda e: started.set() if e.kind == "playing" and e.index == 1 else None
+        speaker.say("Here is a longer answer. It has a second sentence that the user talks over, and it goes on "
+                    "for quite a while so that there is time to interrupt it.")
+        assert started.wait(60)
+        time.sleep(0.4)
+        room.mix(spoken("Stop, that is enough thank you"))
+        assert speaker.wait(30)
+        assert barge_ins and speaker.interrupted
+        assert vin.error == ""
+    finally:
+        vin.stop()
+        speaker.close()
+
+
+# --- bad input -----------------------------------------------------------------------------------------
+
+
+def test_a_microphone_that_delivers_only_silence_is_reported_and_listening_goes_on(tmp_path):
+    notices, errors = [], []
+    with alsa_file_device(tmp_path / "home", to_raw_int16(silence(6.0), tmp_path / "mic.raw"), tmp_path / "spk.raw"):
+        vin = VoiceInput(Microphone(), on_notice=notices.append, on_error=errors.append).start()
+        deadline = time.monotonic() + 20
+        while not notices and time.monotonic() < deadline:
+            time.sleep(0.05)
+        vin.stop()
+    assert notices and "only silence" in notices[0] and "muted" in notices[0]
+    assert len(notices) == 1 and errors == []
+
+
+def test_a_finished_sentence_recognised_with_low_confidence_waits_a_little(detector):
+    d = detector.judge("I would like YouTube.", confidence=-0.8)  # "I would like you to", garbled
+    assert d.verdict == "unsure" and 0 < d.wait_ms < MAX_WAIT_MS
+    assert detector.judge("I would like a coffee.", confidence=-0.3).verdict == "complete"
