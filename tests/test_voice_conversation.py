@@ -9,11 +9,13 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from jarvis_desktop.config import Settings
 from jarvis_desktop.pipeline.events import AnswerDone, AnswerToken
+from jarvis_desktop.store.sessions import SessionStore
 from jarvis_desktop.voice.capture import Microphone
 from jarvis_desktop.voice.conversation import INTERRUPTED_NOTE, listen_loop
 from jarvis_desktop.voice.playback import Player
@@ -30,29 +32,38 @@ ANSWERS = [
 @dataclass
 class ScriptedResult:
     answer: str
+    session_id: str = ""
+    request_id: str = ""
 
 
 class ScriptedAssistant:
-    """Stands in for the pipeline: streams a fixed answer per request as AnswerToken events."""
+    """Stands in for the pipeline: streams a fixed answer per request as AnswerToken events,
+    and logs each request in a real session store (as the assistant does)."""
 
-    def __init__(self, answers):
+    def __init__(self, answers, store=None):
         self.answers = list(answers)
         self.requests: list[str] = []
+        self.store = store
 
-    def ask(self, text, files=(), *, on_event=None, **kw):
+    def ask(self, text, files=(), *, on_event=None, session_id=None, **kw):
         self.requests.append(text)
         answer = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
         for tok in re.findall(r"\s*\S+", answer):
             on_event(AnswerToken("r", text=tok))
             time.sleep(0.01)
         on_event(AnswerDone("r", text=answer, seconds=0.1))
-        return ScriptedResult(answer)
+        sid, rid = session_id or "", f"r{len(self.requests)}"
+        if self.store is not None:
+            sid = self.store.ensure_session(session_id, text)
+            self.store.start_request(rid, sid, text, [])
+        return ScriptedResult(answer, sid, rid)
 
 
 def test_a_conversation_with_barge_in_and_self_echo(tmp_path):
     settings = Settings(data_dir=str(tmp_path / "data"), model_cache=str(tmp_path / "cache"), offline=True)
     room = LiveAudio()
-    assistant = ScriptedAssistant(ANSWERS)
+    store = SessionStore(tmp_path / "sessions.db")
+    assistant = ScriptedAssistant(ANSWERS, store)
     script: list[str] = []
 
     def speaker_event(e):
@@ -99,3 +110,10 @@ def test_a_conversation_with_barge_in_and_self_echo(tmp_path):
     transcript = out.getvalue()
     assert "You: What time is it" in transcript and "Jarvis: " + ANSWERS[1] in transcript
     assert list((tmp_path / "data" / "recordings").glob("utterance-*.wav"))  # the audio is kept
+    # ... and linked to the one session the conversation became, beside its requests
+    sessions = store.list_sessions()
+    assert len(sessions) == 1
+    recordings = store.get_session(sessions[0].id).recordings
+    assert [r["request_id"] for r in recordings] == ["r1", "r2"]
+    assert all(Path(r["path"]).is_file() and r["seconds"] > 0 for r in recordings)
+    assert "what time is it" in recordings[0]["text"].lower()

@@ -236,3 +236,33 @@ def test_a_finished_sentence_recognised_with_low_confidence_waits_a_little(detec
     d = detector.judge("I would like YouTube.", confidence=-0.8)  # "I would like you to", garbled
     assert d.verdict == "unsure" and 0 < d.wait_ms < MAX_WAIT_MS
     assert detector.judge("I would like a coffee.", confidence=-0.3).verdict == "complete"
+
+
+# --- recordings in the session log ---------------------------------------------------------------------
+
+
+def test_sessions_show_lists_the_recordings_of_a_session(jarvis_env, tmp_path):
+    import subprocess
+    import sys
+
+    import soundfile as sf
+
+    from jarvis_desktop.config import load_settings
+    from jarvis_desktop.store.sessions import SessionStore
+
+    wav = tmp_path / "utterance-1.wav"
+    sf.write(str(wav), spoken("What time is it"), SR)
+    store = SessionStore(load_settings().db_path)
+    assert store.schema_version == len(__import__("jarvis_desktop.store.sessions", fromlist=["x"]).MIGRATIONS)
+    sid = store.new_session("time")
+    store.add_message(sid, "user", "What time is it?")
+    store.add_recording(sid, str(wav), request_id="req1", text="What time is it?", seconds=1.2)
+    store.close()
+    shown = subprocess.run([sys.executable, "-m", "jarvis_desktop", "sessions", "show", sid],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr[-800:]
+    assert str(wav) in shown.stdout and "recording" in shown.stdout
+    store = SessionStore(load_settings().db_path)
+    assert store.export_session(sid)["recordings"][0]["path"] == str(wav)
+    assert store.delete_session(sid)  # recordings do not block deleting their session
+    store.close()
