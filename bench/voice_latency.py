@@ -1,19 +1,23 @@
-"""Voice latency: from the end of a spoken request to the first sample of the spoken reply.
+"""Voice turn-taking figures: latency, cut-offs, playback gaps, self-interruption, barge-in.
 
-The request (a WAV file, or a ~3 s request spoken by espeak-ng) is fed block by block at real-time
-pace, as a microphone would deliver it, through the real endpointer (Silero VAD), the shipped
-Whisper tiny.en and the shipped piper voice. The answer stage is replaced by a fixed text, so only
-the voice path is timed. Breakdown:
+Everything runs through the real voice code (Silero endpointer, the shipped Whisper tiny.en,
+spaCy's parser for the end of turn, the shipped piper voice, the one-stream Player, WebRTC AEC3)
+with real-time fake sound cards (this machine has none): the microphone is fed at real-time pace
+and the speaker plays at real-time pace. The answer stage is a fixed text, so only the voice path
+is timed. Figures (median of --runs, load average printed, since other work slows every figure):
 
-  endpointing  end of speech -> the endpointer declares the utterance over (mostly the configured
-               silence, which is audio time, not computation)
-  asr          utterance over -> transcript (speculative recognition starts at the first pause, so
-               part of it hides inside the silence; shown with and without)
-  first tts    transcript -> first sentence of the reply synthesised (first sample ready)
+  1. end of speech -> first reply sample written to the output stream, for a complete sentence
+     (end of turn decided from the partial transcript at a ~160 ms pause; fixed silence is only
+     the upper bound)
+  2. cut-off rate: requests with a 500 ms pause mid-sentence, spoken by espeak-ng at several
+     rates; "cut" = the turn ended at the pause
+  3. playback gaps between the sentences of a reply, measured on the written stream (the frames
+     between one sentence's last sample and the next one's first)
+  4. self-interruption: replies played with their echo mixed into the microphone (-14 dB plus
+     reflections, 30 ms late); how often barge-in fires
+  5. barge-in: a user interruption mixed over the echo; user speech onset -> speech stopped
 
-Also the real-time factors (compute seconds per second of audio) of ASR and TTS.
-
-Run: .venv/bin/python bench/voice_latency.py [--wav FILE] [--runs 3] [--silence-ms 600] [--beam 5]
+Run: .venv/bin/python bench/voice_latency.py [--runs 5] [--replies 10] [--silence-ms 1200]
 """
 
 from __future__ import annotations
@@ -22,130 +26,291 @@ import argparse
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-REQUEST = "Please describe this image and read the answer aloud"
-REPLY = (
-    "The image shows a grey cat asleep on a sofa. It was described by the captioning model, "
-    "and the answer was read aloud by the piper voice."
-)
 SR = 16000
 BLOCK = 512
+COMPLETE = ["What is the weather like in Paris today?", "Please describe this image and read the answer aloud.",
+            "Set a timer for ten minutes."]
+#: (before the pause, after it): 500 ms of silence is put between the two
+PAUSED = [
+    ("Can you tell me what", "time it is in Tokyo"), ("Translate this sentence into", "French for me"),
+    ("I would like you to", "read the answer aloud"), ("Please describe this image and", "read it to me"),
+    ("Generate a picture of", "a cat riding a bicycle"), ("Um, so I want to", "know the weather"),
+    ("Summarize the document but", "keep it short"), ("What is the capital of", "Australia"),
+    ("Set a timer for", "ten minutes"), ("Read the text in this photo and", "translate it"),
+]
+RATES = [140, 160, 175, 190, 210]
+REPLY = ("The image shows a grey cat asleep on a sofa. It was described by the captioning model. "
+         "The answer was read aloud by the piper voice.")
 
 
-def request_audio(path: str | None):
-    import numpy as np
+def load():
+    from jarvis_desktop.voice.asr import Transcriber
+    from jarvis_desktop.voice.tts import Synthesizer
+    from jarvis_desktop.voice.turn import TurnDetector
 
-    from jarvis_desktop.media import load_audio
-    from jarvis_desktop.voice.testing import noise, spoken
-
-    if path:
-        audio = load_audio(path)
-    else:
-        speech = spoken(REQUEST)
-        audio = np.concatenate([noise(0.5), speech + noise(len(speech) / SR, seed=1), noise(2.0, seed=2)])
-    loud = np.nonzero(np.abs(audio) > 0.02)[0]
-    speech_end = int(loud[-1]) if len(loud) else len(audio)
-    return audio, speech_end
+    t0 = time.perf_counter()
+    asr, synth, detector = Transcriber(), Synthesizer(), TurnDetector()
+    asr.load()
+    synth.load()
+    detector.load()
+    return asr, synth, detector, time.perf_counter() - t0
 
 
-def one_run(audio, speech_end: int, transcriber, synth, silence_ms: int, speculate: bool) -> dict:
+class FirstSound:
+    """Hooked to a fake speaker (as its 'echo'): notes when each non-silent block is written."""
+
+    def __init__(self, then=None):
+        self.times: list[float] = []
+        self.silent_after: list[float] = []
+        self.then = then
+
+    def hear(self, block, rate) -> None:
+        import numpy as np
+
+        now = time.monotonic()
+        if np.any(block):
+            self.times.append(now)
+        else:
+            self.silent_after.append(now)
+        if self.then is not None:
+            self.then.hear(block, rate)
+
+
+def speaker_with(synth, hook, reference=None):
+    from jarvis_desktop.voice.playback import Player
+    from jarvis_desktop.voice.speaker import StreamingSpeaker
+    from jarvis_desktop.voice.testing import FakeRealtimeSpeaker
+
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=hook, **kw), reference=reference,
+                    idle_stop_s=30.0)
+    return StreamingSpeaker(synth, player), player
+
+
+def turn_run(audio, speech_end, asr, detector, synth, silence_ms, speak=True):
+    """Feed ``audio`` at real-time pace; returns (utterances ended, end of speech -> first reply
+    sample in seconds or None)."""
     from jarvis_desktop.voice.listener import Recognizer, Utterance
-    from jarvis_desktop.voice.speaker import SentenceSplitter
+    from jarvis_desktop.voice.turn import TurnTaker
     from jarvis_desktop.voice.vad import Endpointer, SpeechPaused, UtteranceEnded
 
-    ep = Endpointer(silence_ms=silence_ms)
-    rec = Recognizer(transcriber)
-    t_start = time.perf_counter()
-    arrival = lambda pos: t_start + pos / SR  # noqa: E731 - when a sample leaves the "microphone"
-    ended = None
-    t_end_speech = arrival(speech_end)
-    t_ep = None
+    detector.max_wait_ms = silence_ms
+    ep = Endpointer(silence_ms=silence_ms, tail_ms=160)
+    rec = Recognizer(asr)
+    taker = TurnTaker(rec, detector, ep.end_turn)
+    hook = FirstSound()
+    speaker, player = speaker_with(synth, hook) if speak else (None, None)
+    if speaker is not None:  # the output stream is open and warm before the user speaks
+        player.play([0.0] * 441, 22050)
+    ended = []
+    marks: dict[str, float] = {}
+    t_start = time.monotonic()
     for pos in range(0, len(audio) - BLOCK + 1, BLOCK):
-        wait = arrival(pos + BLOCK) - time.perf_counter()
+        wait = t_start + (pos + BLOCK) / SR - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         for ev in ep.feed(audio[pos:pos + BLOCK], pos):
-            if isinstance(ev, SpeechPaused) and speculate:
-                rec.speculate(ev)
+            if isinstance(ev, SpeechPaused):
+                marks["pause"] = time.monotonic()
+                taker.on_pause(ev)
             elif isinstance(ev, UtteranceEnded):
-                ended, t_ep = ev, time.perf_counter()
-        if ended is not None:
+                ended.append(ev)
+                marks["ended"] = time.monotonic()
+                if speaker is not None and len(ended) == 1:
+                    rec.recognize(Utterance(ev.audio, ev.start, ev.end, ev.reason))
+                    marks["text"] = time.monotonic()
+                    hook.times.clear()
+                    speaker.begin()
+                    speaker.feed(REPLY + " ")  # the composer's answer, first sentence first
+                    speaker.finish()
+        if speaker is not None and ended:
             break
-    if ended is None:
-        raise SystemExit("the endpointer found no complete utterance in the request audio")
-    r = rec.recognize(Utterance(ended.audio, ended.start, ended.end, ended.reason))
-    t_asr = time.perf_counter()
+    latency = None
+    if speaker is not None and ended:
+        deadline = time.monotonic() + 10
+        while not hook.times and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if hook.times:
+            latency = hook.times[0] - (t_start + speech_end / SR)
+            t_end = t_start + speech_end / SR
+            marks = {k: v - t_end for k, v in marks.items()}
+            marks["sound"] = latency
+            BREAKDOWN.append(marks)
+        speaker.close()
     rec.close()
-    sp = SentenceSplitter()
-    first = (sp.feed(REPLY + " ") or sp.flush())[0]
-    samples, rate = synth.synthesize(first)
-    t_tts = time.perf_counter()
-    return {
-        "endpointing": t_ep - t_end_speech,
-        "asr": t_asr - t_ep,
-        "first_tts": t_tts - t_asr,
-        "total": t_tts - t_end_speech,
-        "text": r.text,
-        "speculative": r.speculative,
-        "first_sentence_s": len(samples) / rate,
-    }
+    return ended, latency, taker
+
+
+BREAKDOWN: list[dict[str, float]] = []
+
+
+def bench_latency(asr, synth, detector, runs, silence_ms):
+    import numpy as np
+
+    from jarvis_desktop.voice.testing import noise, spoken
+
+    print(f"\n1. end of speech -> first reply sample (complete sentences; silence upper bound {silence_ms} ms)")
+    all_lat = []
+    for text in COMPLETE:
+        speech = spoken(text)
+        audio = np.concatenate([noise(0.5), speech + noise(len(speech) / SR, seed=1), noise(2.5, seed=2)])
+        speech_end = int(0.5 * SR) + len(speech)
+        lats, reasons = [], []
+        for _ in range(runs):
+            ended, lat, _taker = turn_run(audio, speech_end, asr, detector, synth, silence_ms)
+            reasons.append(ended[0].reason if ended else "none")
+            if lat is not None:
+                lats.append(lat)
+        all_lat += lats
+        print(f"   {text!r:58} median {statistics.median(lats) * 1000:5.0f} ms  (min {min(lats) * 1000:.0f}, "
+              f"max {max(lats) * 1000:.0f}; ended by {', '.join(sorted(set(reasons)))})  load {os.getloadavg()[0]:.1f}")
+    print(f"   ALL: median {statistics.median(all_lat) * 1000:.0f} ms over {len(all_lat)} runs (goal <= 500 ms)")
+    keys = ("pause", "ended", "text", "sound")
+    med = {k: statistics.median(b[k] for b in BREAKDOWN if k in b) * 1000 for k in keys}
+    print(f"   breakdown (ms after the end of speech, medians): pause heard {med['pause']:.0f}, turn ended "
+          f"{med['ended']:.0f} (speculative ASR + end-of-turn judgement), text ready {med['text']:.0f}, "
+          f"first reply sample {med['sound']:.0f} (first sentence synthesised and written)")
+
+
+def bench_cutoffs(asr, detector, synth, silence_ms):
+    import numpy as np
+
+    from jarvis_desktop.voice.testing import noise, spoken
+
+    print("\n2. requests with a 500 ms pause mid-sentence (espeak-ng at several rates): cut off at the pause?")
+    cut = 0
+    for i, (a_text, b_text) in enumerate(PAUSED):
+        wpm = RATES[i % len(RATES)]
+        a, b = spoken(a_text, wpm=wpm), spoken(b_text, wpm=wpm)
+        audio = np.concatenate([noise(0.4), a + noise(len(a) / SR, seed=1), noise(0.5, seed=3),
+                                b + noise(len(b) / SR, seed=4), noise(2.0, seed=2)])
+        ended, _, taker = turn_run(audio, 0, asr, detector, synth, silence_ms, speak=False)
+        first_end = ended[0].end if ended else 0
+        was_cut = first_end < int((0.4 + len(a) / SR + 0.5) * SR)
+        cut += was_cut
+        judged = "; ".join(f"{t!r}->{d.verdict}" for t, d in taker.decisions[:2])
+        print(f"   {'CUT ' if was_cut else 'ok  '} {wpm} wpm  {a_text} ... {b_text}   [{judged}]")
+    print(f"   cut-off rate: {cut}/{len(PAUSED)} (goal 0)  load {os.getloadavg()[0]:.1f}")
+
+
+def bench_gaps(synth, runs):
+    from jarvis_desktop.voice.testing import FakeRealtimeSpeaker
+
+    print("\n3. playback gaps between sentences (written stream, one open stream)")
+    gaps = []
+    FakeRealtimeSpeaker.instances.clear()
+    speaker, player = speaker_with(synth, None)
+    clips = []
+    enqueue = player.enqueue
+
+    def recording_enqueue(*a, **kw):
+        clips.append(enqueue(*a, **kw))
+        return clips[-1]
+
+    player.enqueue = recording_enqueue
+    for _ in range(runs):
+        clips.clear()
+        speaker.say(REPLY)
+        speaker.wait(60)
+        gaps += [(b.start_frame - a.end_frame) / player.rate * 1000 for a, b in zip(clips, clips[1:])]
+    speaker.close()
+    print(f"   {len(gaps)} sentence joins over {runs} replies: max gap {max(gaps):.1f} ms, median {statistics.median(gaps):.1f} ms "
+          f"(goal: none over 30 ms); output streams opened: {len(FakeRealtimeSpeaker.instances)}  load {os.getloadavg()[0]:.1f}")
+
+
+def bench_echo(synth, replies, runs):
+    from jarvis_desktop.voice.capture import Microphone
+    from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack
+    from jarvis_desktop.voice.listener import VoiceInput
+    from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, LiveAudio, RoomEcho, spoken
+    from jarvis_desktop.voice.vad import Endpointer
+
+    print("\n4./5. reply echoed into the microphone (gain 0.2, 30 ms, reflections); WebRTC AEC3 + barge-in gate")
+    room = LiveAudio(noise_level=0.002)
+    reference = ReferenceTrack()
+    hook = FirstSound(RoomEcho(room, gain=0.2, delay_s=0.03))
+    speaker, _player = speaker_with(synth, hook, reference)
+    barge = []
+    onsets: dict[str, float] = {}
+    user_at = [None]
+
+    def on_block(block):
+        p = user_at[0]
+        if p is not None and "onset" not in onsets and block.position + len(block.samples) > p:
+            onsets["onset"] = block.time + max(0, p - block.position) / SR
+
+    def on_speech_start(pos):
+        if speaker.speaking:
+            barge.append(time.monotonic())
+            speaker.interrupt()
+
+    echo = EchoCanceller(reference)
+    vin = VoiceInput(Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw)), echo=echo,
+                     on_speech_start=on_speech_start, on_block=on_block,
+                     endpointer=Endpointer(silence_ms=1200, tail_ms=160)).start()
+    time.sleep(0.5)
+    for _ in range(replies):
+        speaker.say(REPLY)
+        speaker.wait(60)
+        time.sleep(0.3)
+    print(f"   self-interruption: barge-in fired {len(barge)} times in {replies} replies (goal 0); "
+          f"speech starts rejected as echo: {vin.echo_rejected}; engine {echo.engine}  load {os.getloadavg()[0]:.1f}")
+    user = spoken("Stop, that is enough, thank you")
+    stops = []
+    for _ in range(runs):
+        barge.clear()
+        onsets.clear()
+        started = threading.Event()
+        speaker._listener = lambda e: started.set() if e.kind == "playing" and e.index == 1 else None
+        speaker.say(REPLY)
+        started.wait(30)
+        time.sleep(0.3)
+        user_at[0] = room.mix(user, room.read_pos + 800)
+        speaker.wait(30)
+        if barge and "onset" in onsets:
+            silent = [t for t in hook.silent_after if t >= barge[0]]
+            stop_t = silent[0] if silent else barge[0]
+            stops.append(stop_t - onsets["onset"])
+        user_at[0] = None
+        time.sleep(1.5)  # the user's utterance ends
+    vin.stop()
+    speaker.close()
+    if stops:
+        print(f"   user barge-in: user speech onset -> speech stopped: median {statistics.median(stops) * 1000:.0f} ms "
+              f"(min {min(stops) * 1000:.0f}, max {max(stops) * 1000:.0f}; {len(stops)}/{runs} interruptions stopped "
+              f"speech; goal <= 200 ms)  load {os.getloadavg()[0]:.1f}")
+    else:
+        print(f"   user barge-in: 0/{runs} interruptions stopped speech")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--wav", help="a spoken request (any rate; mono or stereo)")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--silence-ms", type=int, default=600)
-    ap.add_argument("--beam", type=int, default=5, help="Whisper beam size (1: greedy, faster, less accurate)")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--replies", type=int, default=10)
+    ap.add_argument("--silence-ms", type=int, default=1200, help="the fixed silence: the upper bound of a turn")
+    ap.add_argument("--only", default="12345", help="which figures to run, e.g. 13")
     args = ap.parse_args()
+    asr, synth, detector, load_s = load()
+    from jarvis_desktop.voice.echo import aec_available
 
-    from jarvis_desktop.voice.asr import Transcriber
-    from jarvis_desktop.voice.tts import Synthesizer
-
-    audio, speech_end = request_audio(args.wav)
-    transcriber, synth = Transcriber(beam_size=args.beam), Synthesizer()
-    t0 = time.perf_counter()
-    transcriber.load()
-    t_load_asr = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    synth.load()
-    t_load_tts = time.perf_counter() - t0
-    print(f"request: {speech_end / SR:.2f} s of speech in {len(audio) / SR:.2f} s of audio; "
-          f"cpu threads: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f} (other work slows every figure); models loaded in {t_load_asr:.2f} s (ASR) + {t_load_tts:.2f} s (TTS)")
-    # warm-up (first calls allocate)
-    transcriber.transcribe(audio[: speech_end + SR // 2])
-    synth.synthesize("Warm up.")
-
-    for speculate in (True, False):
-        runs = [one_run(audio, speech_end, transcriber, synth, args.silence_ms, speculate) for _ in range(args.runs)]
-        med = {k: statistics.median(r[k] for r in runs) for k in ("endpointing", "asr", "first_tts", "total")}
-        label = "speculative ASR at the first pause" if speculate else "ASR after the endpoint"
-        print(f"\n[{label}] silence {args.silence_ms} ms, median of {args.runs} runs")
-        print(f"  endpointing  {med['endpointing'] * 1000:7.0f} ms")
-        print(f"  asr          {med['asr'] * 1000:7.0f} ms   (speculative result reused: "
-              f"{sum(r['speculative'] for r in runs)}/{len(runs)})")
-        print(f"  first tts    {med['first_tts'] * 1000:7.0f} ms   ({runs[0]['first_sentence_s']:.2f} s of speech)")
-        print(f"  TOTAL        {med['total'] * 1000:7.0f} ms   end of speech -> first reply sample ready")
-        print(f"  heard: {runs[0]['text']!r}")
-
-    # real-time factors
-    utt = audio[: speech_end + SR // 5]
-    t0 = time.perf_counter()
-    for _ in range(args.runs):
-        transcriber.transcribe(utt)
-    asr_s = (time.perf_counter() - t0) / args.runs
-    t0 = time.perf_counter()
-    for _ in range(args.runs):
-        samples, rate = synth.synthesize(REPLY)
-    tts_s = (time.perf_counter() - t0) / args.runs
-    print("\nreal-time factor (compute / audio, lower is faster):")
-    print(f"  ASR Whisper tiny.en int8 beam {transcriber.beam_size}: {asr_s:.2f} s for {len(utt) / SR:.2f} s -> RTF {asr_s / (len(utt) / SR):.3f}")
-    print(f"  TTS piper en_US-joe-medium: {tts_s:.2f} s for {len(samples) / rate:.2f} s -> RTF {tts_s / (len(samples) / rate):.3f}")
+    print(f"cpu threads: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} "
+          f"(other work slows every figure); models loaded in {load_s:.1f} s; AEC: "
+          f"{'pywebrtc-audio (WebRTC AEC3)' if aec_available() else 'none (correlation gate)'}")
+    synth.synthesize("Warm up.")  # the voice is warm, as in a conversation
+    if "1" in args.only:
+        bench_latency(asr, synth, detector, args.runs, args.silence_ms)
+    if "2" in args.only:
+        bench_cutoffs(asr, detector, synth, args.silence_ms)
+    if "3" in args.only:
+        bench_gaps(synth, args.runs)
+    if "4" in args.only or "5" in args.only:
+        bench_echo(synth, args.replies, args.runs)
     return 0
 
 

@@ -61,6 +61,15 @@ def test_the_first_piece_is_cut_at_its_first_clause_break():
     assert out == ["The image shows a grey cat asleep,", "next to a lamp.", "Later, it woke up, yawned and left."]
 
 
+def test_without_a_clause_break_the_first_piece_ends_before_a_phrase_word():
+    sp = SentenceSplitter()
+    out = []
+    for tok in stream_tokens("The image shows a grey cat asleep on a sofa. It was described by the captioning model."):
+        out += sp.feed(tok)
+    out += sp.flush()
+    assert out == ["The image shows a grey cat asleep", "on a sofa.", "It was described by the captioning model."]
+
+
 def test_a_sentence_waits_for_the_space_after_its_full_stop():
     sp = SentenceSplitter()
     assert sp.feed("It costs 3.") == []  # could still be 3.50

@@ -29,6 +29,9 @@ _ABBREVIATIONS = {
 _END = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\- ]+)+[\\/]([\w.\-]+\.\w{1,5})")
 _URL = re.compile(r"https?://\S+")
+#: Words that open a phrase: a first piece can end before one of them and still sound whole.
+_PHRASE = re.compile(r"\s(?:on|in|at|with|and|but|for|to|from|by|as|that|which|while|because|or|into|"
+                     r"about|after|before|using|so)\s", re.I)
 
 
 def speakable(text: str) -> str:
@@ -87,6 +90,12 @@ class SentenceSplitter:
             m = re.search(r"[,;:]\s", buf[24:])
             if m:
                 return 24 + m.end()
+            # no clause break yet: cut before the first phrase word after a few words, so the
+            # first piece (what the user waits for) is synthesised in a fraction of the time;
+            # the next piece follows on the same stream with no gap
+            m = _PHRASE.search(buf, 20)
+            if m and len(buf[: m.start()].split()) >= 4:
+                return m.start() + 1
         if len(buf) > self.max_chars:  # a run-on sentence: cut at the last comma or space
             at = max(buf.rfind(", ", 0, self.max_chars), buf.rfind("; ", 0, self.max_chars))
             if at <= 0:

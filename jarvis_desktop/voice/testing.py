@@ -31,15 +31,17 @@ ctl.!default {{ type hw card 0 }}
 """
 
 
-def spoken(text: str, sample_rate: int = SAMPLE_RATE, voice: str = "en-us", trim: bool = True):
-    """``text`` spoken by espeak-ng, as mono float32 at ``sample_rate``; with ``trim`` the
-    silence espeak-ng puts before and after the words is cut (so a test's pauses are exact)."""
+def spoken(text: str, sample_rate: int = SAMPLE_RATE, voice: str = "en-us", trim: bool = True, wpm: int = 175):
+    """``text`` spoken by espeak-ng (at ``wpm`` words a minute), as mono float32 at
+    ``sample_rate``; with ``trim`` the silence espeak-ng puts before and after the words is cut
+    (so a test's pauses are exact)."""
     import soundfile as sf
 
     from ..media import resample
 
     wav = subprocess.run(
-        ["espeak-ng", "--stdout", "-v", voice, "--stdin"], input=text.encode(), capture_output=True, check=True
+        ["espeak-ng", "--stdout", "-v", voice, "-s", str(wpm), "--stdin"], input=text.encode(),
+        capture_output=True, check=True,
     ).stdout
     data, sr = sf.read(io.BytesIO(wav), dtype="float32", always_2d=True)
     x = data.mean(axis=1)
