@@ -27,6 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from jarvis_desktop.progress_bars import quiet_loading_bars  # noqa: E402
+
+quiet_loading_bars()  # one line per figure, not a bar per model load
+
 
 def _media(d: Path) -> dict[str, str]:
     import numpy as np

@@ -105,6 +105,9 @@ class Assistant:
         self._local = threading.local()  # per request thread: why the controller failed while planning
         self._workers = WorkerPool()  # warm between requests; released by close()
         self.bus = ev.EventBus()
+        from ..progress_bars import quiet_loading_bars
+
+        quiet_loading_bars()  # loading a model from the cache prints nothing; downloads keep their bar
 
     # -- lazily built parts -----------------------------------------------------------------
     @property

@@ -29,7 +29,7 @@ from ..cancel import CancelToken
 from ..config import Settings
 from ..media import MediaError, check_attachment
 from ..pipeline import events as ev
-from ..textclean import fix_surrogates
+from ..textclean import clean_text, fix_surrogates
 from .schemas import AskBody, InlineFile, PlanBody, describe, error_list
 from .uploads import DEFAULT_MAX_UPLOAD_BYTES, BodyLimitMiddleware, UploadFolder
 
@@ -135,6 +135,7 @@ async def _parse(request: Request, model: type[BaseModel], state: ServerState, r
             raise HTTPException(422, "the body must be a JSON object, e.g. {\"request\": \"...\"}")
     else:
         raise HTTPException(415, f"unsupported content type {ctype!r}: send application/json or multipart/form-data")
+    data = _cleaned(data)
     try:
         body = model.model_validate(data)
     except ValidationError as e:
@@ -151,6 +152,18 @@ async def _parse(request: Request, model: type[BaseModel], state: ServerState, r
     if require_request and not getattr(body, "request", "").strip() and not files:
         raise HTTPException(422, "the request is empty: send a 'request' text and/or files")
     return ParsedRequest(body, files, attachments)
+
+
+def _cleaned(value: Any, key: str = "") -> Any:
+    """A body whose strings can be stored: JSON may carry lone surrogates ("\\ud800") that
+    pydantic and SQLite refuse, and the request text may carry control bytes."""
+    if isinstance(value, str):
+        return clean_text(value) if key == "request" else fix_surrogates(value)
+    if isinstance(value, list):
+        return [_cleaned(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _cleaned(v, k) for k, v in value.items()}
+    return value
 
 
 def check_files(files: list[str]) -> list[Any]:

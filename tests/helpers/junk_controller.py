@@ -59,6 +59,7 @@ HTTP_MODES: dict[str, Any] = {
     "http-500": (500, {}),
     "http-500-retry-after": (500, {"Retry-After": "1"}),
     "slow": "slow",
+    "slow-answer": "slow-answer",
     "reset": "reset",
     "reset-mid-stream": "reset-mid-stream",
     "not-json-body": "not-json-body",
@@ -93,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.calls.append((mode, "plan" if planning else "answer", stream))
         try:
             if mode in HTTP_MODES:
-                return self._http_fault(mode, stream)
+                return self._http_fault(mode, stream, planning)
             text_plan, text_answer = TEXT_MODES.get(mode, ("I do not know that failure mode.",) * 2)
             text = text_plan if planning else text_answer
             if stream:
@@ -140,14 +141,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
-    def _http_fault(self, mode: str, stream: bool) -> None:
+    def _http_fault(self, mode: str, stream: bool, planning: bool) -> None:
         fault = HTTP_MODES[mode]
         if isinstance(fault, tuple):
             status, headers = fault
             return self._json(status, {"error": {"message": f"junk controller: {mode}", "type": "server_error"}}, headers)
-        if fault == "slow":
+        if fault == "slow" or (fault == "slow-answer" and not planning):
             time.sleep(SLOW_SECONDS)
             self._json(200, _completion("Too late."))
+        elif fault == "slow-answer":  # plans at once; the answer is the slow part
+            self._json(200, _completion(json.dumps(_CAPTION_PLAN)))
         elif fault == "reset":
             self._reset()
         elif fault == "reset-mid-stream":
