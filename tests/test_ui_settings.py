@@ -256,3 +256,39 @@ def test_the_first_run_banner_offers_model_setup(qtbot, jarvis_env):
     dialog.reject()
     w.close()
     qtbot.waitUntil(lambda: w._closed, timeout=30_000)
+
+
+def test_models_page_pull_shows_size_and_speed_and_a_network_failure_in_one_line(qtbot, jarvis_env, tmp_path, monkeypatch):
+    import socket
+
+    from huggingface_hub import constants
+
+    from helpers.fake_hub import FakeHub
+    from helpers.tiny_models import build, image_classifier
+    from jarvis_desktop.ui.settings_dialog import ModelsPage
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    src = build(tmp_path / "src", {"tiny/vit": image_classifier}, work=tmp_path / "build")["tiny/vit"]
+    hub = FakeHub("acme/vit-tiny", src)
+    try:
+        page = ModelsPage(make_settings(offline=False))
+        page.endpoint = hub.url
+        qtbot.addWidget(page)
+        qtbot.waitUntil(lambda: page.loaded, timeout=20_000)
+        formats = []
+        page.progress.valueChanged.connect(lambda _v: formats.append(page.progress.format()))
+        page.model_id.setText("acme/vit-tiny")
+        page.pull()
+        assert page.pull_button.text() == "Cancel pull"
+        qtbot.waitUntil(lambda: page.status.text().startswith("Pulled acme/vit-tiny"), timeout=60_000)
+        assert any(" of " in f and "/s" in f for f in formats) and page.pull_button.text() == "Pull"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            dead = s.getsockname()[1]
+        page.endpoint = f"http://127.0.0.1:{dead}"
+        page.model_id.setText("acme/other")
+        page.pull()
+        qtbot.waitUntil(lambda: page.status.text().startswith("Cannot download"), timeout=60_000)
+        assert "could not be reached" in page.status.text() and "Traceback" not in page.status.text()
+    finally:
+        hub.close()

@@ -106,6 +106,7 @@ class ModelsPage(QWidget):
         self.loaded = False
         self.transfer_done = False
         self._after_refresh = ""
+        self.endpoint: str | None = None  # a Hub mirror; None: HF_ENDPOINT or huggingface.co
         try:
             from ..experts import model_store  # noqa: F401
         except ImportError as e:
@@ -169,18 +170,36 @@ class ModelsPage(QWidget):
     def pull(self) -> None:
         from ..experts import model_store
 
+        if self._pulling:  # the button reads "Cancel pull" meanwhile
+            self.pull_cancel.cancel()
+            self.status.setText(f"Stopping the pull of {self._pulling}… files already finished are kept.")
+            return
         mid = self.model_id.text().strip()
-        if not mid or self._pulling:
+        if not mid:
             return
         self._pulling = mid
-        self.pull_button.setEnabled(False)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)  # total unknown until the hub answers
         self.status.setText(f"Pulling {mid}…")
         self._poll.start()
         settings = self.settings
-        run_job(lambda: model_store.pull(mid, settings, progress=False), self._pulled, self._pull_failed, name="pull",
-                context=self)
+        from ..cancel import CancelToken
+
+        self.pull_cancel = cancel = CancelToken()
+        self.pull_button.setText("Cancel pull")
+        endpoint = self.endpoint
+        run_job(lambda report: model_store.pull(mid, settings, on_progress=report, cancel=cancel, endpoint=endpoint),
+                self._pulled,
+                self._pull_failed, on_progress=self._pull_progress, name="pull", context=self)
+
+    def _pull_progress(self, p) -> None:
+        """One bar for the download: bytes, total and speed (huggingface_hub sums the files)."""
+        if p.total_bytes:
+            self._poll.stop()
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * p.done_bytes / p.total_bytes))
+            self.progress.setFormat(f"{_size(p.done_bytes)} of {_size(p.total_bytes)} at {_size(p.bytes_per_second)}/s")
+            self.status.setText(f"Pulling {p.model_id}…")
 
     def _poll_size(self) -> None:
         from ..experts.local_cache import repo_folder_name
@@ -192,6 +211,7 @@ class ModelsPage(QWidget):
     def _pull_done(self) -> None:
         self._poll.stop()
         self._pulling = ""
+        self.pull_button.setText("Pull")
         self.pull_button.setEnabled(not self.settings.offline)
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
@@ -199,8 +219,8 @@ class ModelsPage(QWidget):
 
     def _pulled(self, result) -> None:
         self._pull_done()
-        self.refresh()
-        self.status.setText(f"Pulled {result.model_id} ({_size(result.size_bytes)}) in {result.seconds:.0f} s.")
+        self._after_refresh = f"Pulled {result.model_id} ({_size(result.size_bytes)}) in {result.seconds:.0f} s."
+        self.refresh()  # the message shows once the list is in
 
     def _pull_failed(self, message: str) -> None:
         self._pull_done()
