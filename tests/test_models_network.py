@@ -70,31 +70,37 @@ def test_a_corrupted_download_is_refused_and_deleted(hub, tmp_path):
     assert (result.path / "model.safetensors").read_bytes() == hub.files["model.safetensors"]
 
 
-def test_cancel_stops_the_download_and_the_next_pull_finishes_it(hub, tmp_path, monkeypatch):
-    """huggingface_hub keeps no partial file across runs (a cut connection resumes within one run,
-    see test_experts_store): after a cancel, files already finished are kept and not fetched again."""
+def test_cancel_stops_the_download_and_the_next_pull_resumes_where_it_stopped(hub, tmp_path, monkeypatch):
+    """huggingface_hub drops a partial file when a download ends early; large files here keep
+    theirs, so a later pull continues with a Range request instead of starting again."""
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "DOWNLOAD_CHUNK_SIZE", 1024)
     s = _settings(tmp_path)
     cancel = CancelToken()
     weights = len(hub.files["model.safetensors"])
+    seen = []
 
     def stop_half_way(p):
+        seen.append(p)
         if p.done_bytes > weights // 2:
             cancel.cancel()
 
     with pytest.raises(DownloadCancelled, match="run the same pull again to resume"):
         pull("acme/vit-tiny", s, endpoint=hub.url, on_progress=stop_half_way, cancel=cancel)
-    assert list_cached(s) == [] or not (list_cached(s)[0].path / "model.safetensors").exists()
-    blobs = {p.name for p in (s.model_cache_path / "models--acme--vit-tiny" / "blobs").iterdir()}
-    finished = {f for f in hub.files if hub.etag(f) in blobs}
-    assert "model.safetensors" not in finished
+    total = sum(len(b) for b in hub.files.values())
+    assert seen[-1].total_bytes == total  # one bar for the whole model
+    partial = list((s.model_cache_path / "models--acme--vit-tiny" / "blobs").glob("*.jarvis-partial"))
+    assert len(partial) == 1 and 0 < partial[0].stat().st_size < weights
+    kept = partial[0].stat().st_size
     hub.requests.clear()
-    result = pull("acme/vit-tiny", s, endpoint=hub.url, progress=False)
-    again = {p.rsplit("/", 1)[1] for m, p, _ in hub.requests if m == "GET" and "/resolve/" in p}
-    assert "model.safetensors" in again and not (again & finished)
+    after = []
+    result = pull("acme/vit-tiny", s, endpoint=hub.url, on_progress=after.append)
+    ranges = [r for m, p, r in hub.requests if m == "GET" and p.endswith("model.safetensors")]
+    assert ranges == [f"bytes={kept}-"]
+    assert after[0].done_bytes > kept and after[-1].done_bytes == total  # the bar starts where it stopped
     assert (result.path / "model.safetensors").read_bytes() == hub.files["model.safetensors"]
+    assert [m.model_id for m in list_cached(s)] == ["acme/vit-tiny"]
 
 
 @pytest.mark.parametrize("status,words", [(403, "gated. Accept its licence at https://huggingface.co/acme/vit-tiny"),

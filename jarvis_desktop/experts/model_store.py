@@ -22,6 +22,7 @@ from ..config import Settings, resources_dir
 from .base import ExpertError
 from .hub_errors import OFFLINE_ROUTE, explain, probe
 from .local_cache import describe, model_id_of, repo_folder_name, snapshot_dir
+from .resumable import already_have, fetch_large_files, repo_files
 
 #: Never fetched: other frameworks' copies of the same weights and single-file checkpoints.
 IGNORE_PATTERNS = ["*.ckpt", "*.msgpack", "*.h5", "*.ot", "tf_model*", "flax_model*", "rust_model*",
@@ -185,17 +186,28 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
 
     token = settings.hf_token or None
     t0 = time.time()
-    bars = _progress_class(model_id, on_progress, cancel) if (on_progress or cancel) else _tqdm_class(progress)
+    counter = {"done": 0, "total": 0}  # bytes across the whole model, for one progress bar
+    bars = _progress_class(model_id, on_progress, cancel, counter) if (on_progress or cancel) else _tqdm_class(progress)
     unreachable = probe(endpoint)
     if unreachable is not None:
         raise ExpertError(explain(unreachable, model_id)) from None
+    cache = _cache(settings)
     try:
-        files = HfApi(token=token, endpoint=endpoint).list_repo_files(model_id, revision=revision)
+        api = HfApi(token=token, endpoint=endpoint)
+        files = api.list_repo_files(model_id, revision=revision)
         allow, ignore = _patterns(files, variant)
-        path = snapshot_download(model_id, revision=revision, cache_dir=str(_cache(settings)), token=token,
+        meta = repo_files(api, model_id, revision, allow, ignore)
+        if meta.large:
+            # small files first (a failing large file leaves them done), then the large ones, resumably
+            counter["total"], counter["done"] = meta.total, already_have(cache, model_id, meta)
+            snapshot_download(model_id, revision=revision, cache_dir=str(cache), token=token, allow_patterns=allow,
+                              ignore_patterns=ignore + [f.name for f in meta.large], endpoint=endpoint, tqdm_class=bars)
+            fetch_large_files(model_id, meta, cache, token, endpoint,
+                              _byte_reporter(model_id, counter, on_progress, progress, meta), cancel)
+        path = snapshot_download(model_id, revision=revision, cache_dir=str(cache), token=token,
                                  allow_patterns=allow, ignore_patterns=ignore, endpoint=endpoint,
                                  tqdm_class=bars)
-    except DownloadCancelled:
+    except (DownloadCancelled, ExpertError):
         raise
     except Exception as e:  # httpx, socket, HTTP status, OS errors: one line, never a traceback
         if cancel is not None and cancel.cancelled:
@@ -247,12 +259,36 @@ def verify_snapshot(snap: Path) -> list[str]:
     return bad
 
 
-def _progress_class(model_id: str, on_progress: Callable[[DownloadProgress], None] | None, cancel: CancelToken | None):
+def _byte_reporter(model_id: str, counter: dict[str, int], on_progress, progress: Any, meta) -> Callable[[int], None]:
+    """Counts the large files' bytes into the model's one bar (ours, or a tqdm bar on the terminal)."""
+    start = time.time()
+    if on_progress is None and progress is True:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(f.size for f in meta.large), initial=0, unit="B", unit_scale=True, desc=model_id)
+
+        def tick(n: int) -> None:
+            bar.update(n)
+            if bar.n >= (bar.total or 0):
+                bar.close()
+        return tick
+
+    def add(n: int) -> None:
+        counter["done"] += n
+        if on_progress is not None:
+            on_progress(DownloadProgress(model_id, counter["done"], counter["total"], time.time() - start))
+    return add
+
+
+def _progress_class(model_id: str, on_progress: Callable[[DownloadProgress], None] | None, cancel: CancelToken | None,
+                    counter: dict[str, int] | None = None):
     """A silent tqdm that reports the bytes written (huggingface_hub sums every file into one
-    "Reconstructing" bar) and raises :class:`DownloadCancelled` when ``cancel`` is set."""
+    "Reconstructing" bar) and raises :class:`DownloadCancelled` when ``cancel`` is set. With a
+    ``counter`` holding a total, bytes add up across the model's files (see ``resumable``)."""
     from tqdm.auto import tqdm
 
     start = time.time()
+    counter = counter if counter is not None else {"done": 0, "total": 0}
 
     class ReportingTqdm(tqdm):
         def __init__(self, *a, **kw):
@@ -266,8 +302,13 @@ def _progress_class(model_id: str, on_progress: Callable[[DownloadProgress], Non
                 raise DownloadCancelled(f"Stopped downloading '{model_id}'; run the same pull again to resume.")
             if self._bytes:
                 self._done += int(n or 0)
+                if counter["total"]:
+                    counter["done"] += int(n or 0)
+                    done, total = counter["done"], counter["total"]
+                else:
+                    done, total = self._done, int(self.total or 0)
                 if on_progress is not None:
-                    on_progress(DownloadProgress(model_id, self._done, int(self.total or 0), time.time() - start))
+                    on_progress(DownloadProgress(model_id, done, total, time.time() - start))
             return super().update(n)
 
     return ReportingTqdm

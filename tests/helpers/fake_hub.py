@@ -49,8 +49,8 @@ class FakeHub:
                     return self._send(hub.status, b'{"error": "no"}', {"X-Error-Code": code, "Content-Type": "application/json"}
                                       if code else {"Content-Type": "application/json"})
                 api = f"/api/models/{hub.repo_id}"
-                if path.startswith(api + "/revision/"):
-                    info = {"id": hub.repo_id, "sha": hub.SHA, "siblings": [{"rfilename": f} for f in hub.files]}
+                if path == api or path.startswith(api + "/revision/"):
+                    info = {"id": hub.repo_id, "sha": hub.SHA, "siblings": [hub.sibling(f) for f in hub.files]}
                     return self._send(200, json.dumps(info).encode(), {"Content-Type": "application/json"})
                 if path.startswith(api + "/tree/"):
                     tree = [{"type": "file", "path": f, "size": len(b), "oid": hashlib.sha1(b).hexdigest()} for f, b in hub.files.items()]
@@ -93,6 +93,16 @@ class FakeHub:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def sibling(self, name: str) -> dict:
+        """A file as the Hub lists it with ``?blobs=true``: weights are LFS files with a sha256."""
+        import hashlib
+
+        body = self.files[name]
+        entry = {"rfilename": name, "size": len(body), "blobId": hashlib.sha1(body).hexdigest()}
+        if name.endswith((".safetensors", ".bin")):
+            entry["lfs"] = {"sha256": self.etag(name), "size": len(body), "pointerSize": 134}
+        return entry
 
     def etag(self, name: str) -> str:
         import hashlib
