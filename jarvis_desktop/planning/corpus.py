@@ -30,13 +30,13 @@ DESCRIPTION_WEIGHT = 0.5
 STEP_WEIGHT = 0.5
 
 
-def request_clauses(text: str, attachment_kinds: list[str], use_spacy: bool = True) -> list[tuple[list[str], np.ndarray]]:
+def request_clauses(text: str, attachment_kinds: list[str], use_spacy: bool = True, attachment_exts: list[str] | None = None) -> list[tuple[list[str], np.ndarray]]:
     """The features of each clause of a request (words, mean word vector), exactly as the planner computes them."""
     reading = read_request(text)
     protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
     seg = segment(reading.text, protected, use_spacy)
     reading.clauses = seg.clauses
-    return [(v.features, v.dense) for v in clause_views(reading, seg, attachment_kinds)]
+    return [(v.features, v.dense) for v in clause_views(reading, seg, attachment_kinds, attachment_exts)]
 
 
 def taskbench_labels(row: dict[str, Any]) -> set[str]:
@@ -102,7 +102,8 @@ def plan_bags(rows: list[dict[str, Any]], use_spacy: bool = True) -> list[Bag]:
     out = []
     for r in rows:
         kinds = [k for f in r.get("files", []) if (k := kind_of(str(f)))]
-        out.append(Bag(request_clauses(str(r["request"]), kinds, use_spacy), plan_labels(r.get("plan", [])), 1.0, f"own:{r.get('id')}"))
+        exts = [Path(str(f)).suffix.lstrip(".").lower() for f in r.get("files", [])]
+        out.append(Bag(request_clauses(str(r["request"]), kinds, use_spacy, exts), plan_labels(r.get("plan", [])), 1.0, f"own:{r.get('id')}"))
     return out
 
 

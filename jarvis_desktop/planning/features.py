@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import numpy as np
 
 from ..media import kind_of
@@ -27,20 +29,40 @@ class ClauseView:
     dense: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
 
 
+#: British spellings read as American ones (the training requests are mostly American).
+_SPELLING = [(re.compile(r"(?<=\w\w)is(e|ed|es|ing|ation|ations|er)$"), r"iz\1"), (re.compile(r"(?<=\w\w)ys(e|ed|es|ing)$"), r"yz\1"), (re.compile(r"(?<=\w\w)our$"), "or")]
+_KEEP = frozenset("raise praise promise surprise noise exercise advise advertise wise otherwise rise arise expertise precise concise paradise enterprise premise franchise devise compromise disguise chemise treatise hour your our four pour tour flour sour".split())
+
+
+def spelling(word: str) -> str:
+    """One spelling per word: 'summarise' -> 'summarize', 'colour' -> 'color'."""
+    if word in _KEEP or len(word) < 6:
+        return word
+    for rx, rep in _SPELLING:
+        word = rx.sub(rep, word)
+    return word
+
+
+def _ext(name: str) -> str:
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
 def _inside(pos: int, spans: list[Span]) -> Span | None:
     return next((s for s in spans if s.start <= pos < s.end), None)
 
 
-def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str]) -> list[ClauseView]:
+def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str],
+                 attachment_exts: list[str] | None = None) -> list[ClauseView]:
     """One view per clause of the request, in order (with its mean word vector when shipped)."""
     from .wordvecs import shipped_vectors
 
     vectors = shipped_vectors()
     req_kinds = set(attachment_kinds) | {k for f in reading.files if (k := kind_of(f.text))}
+    req_exts = set(attachment_exts or []) | {_ext(f.text) for f in reading.files}
     n_quotes = len(reading.quotes)
     out: list[ClauseView] = []
     for ci, (clause, head) in enumerate(zip(seg.clauses, seg.heads)):
-        feats: list[str] = [f"R:{k}" for k in sorted(req_kinds)]
+        feats: list[str] = [f"R:{k}" for k in sorted(req_kinds)] + [f"RX:{e}" for e in sorted(req_exts) if e]
         if n_quotes >= 2:
             feats.append("R:quotes2")
         seq: list[str] = []
@@ -63,6 +85,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
                     mark = f"FILE_{kind_of(f.text) or 'other'}"
                     seq.append(mark)
                     feats.append("F:" + (kind_of(f.text) or "other"))
+                    feats.append("FX:" + _ext(f.text))
                 continue
             if tok.text in ("'", '"', "\u201c", "\u201d"):
                 continue
@@ -71,9 +94,10 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
                 continue
             if not any(ch.isalnum() for ch in tok.text):
                 continue
-            seq.append(tok.lemma)
-            feats.append("w:" + tok.lower)
-            feats.append("l:" + tok.lemma)
+            lemma = spelling(tok.lemma)
+            seq.append(lemma)
+            feats.append("w:" + spelling(tok.lower))
+            feats.append("l:" + lemma)
         feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
         if ci == 0:
             feats.append("P:first")

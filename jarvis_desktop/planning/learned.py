@@ -31,6 +31,13 @@ MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 #: an image-to-image step with a text instruction (TaskBench's "Image Editing"), a control map
 #: alone, and a generation guided by a control map (the map and the matching generator).
 EDIT, CONTROL, GUIDED = "image-editing", "control", "guided"
+#: When a request comes with a file or quoted words but no step passes the threshold, the likeliest
+#: step is taken if it scores at least this share of the threshold.
+FALLBACK_SHARE = 0.1
+#: A second step reading the same kind of media (two steps on one photo) must be this likely: the
+#: words about a photo or a recording lift every task on that medium a little, and one of them is
+#: usually the one asked for.
+SECOND_READER = 0.6
 LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
 ] + [EDIT, CONTROL, GUIDED]
@@ -83,18 +90,39 @@ class LearnedDetector(Detector):
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
         seg = segment(reading.text, protected, self.use_spacy)
         reading.clauses = seg.clauses
-        views = clause_views(reading, seg, [a.kind for a in attachments])
+        views = clause_views(reading, seg, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])
         return seg, views, self.model.proba([(v.features, v.dense) for v in views])
 
     def detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
         seg, views, P = self.scores(reading, attachments)
         m = self.model
+        if reading.subject and len(views) > 2 and len(reading.subject) > 400:
+            # a pasted document: its sentences are the material, not steps; the instruction is
+            # the first or the last clause, as people write it
+            for k in range(1, len(views) - 1):
+                P[k] = 0.0
         found: list[tuple[int, int, str]] = []  # (clause, label index, label)
         # a request needs a task when some clause does (noisy-OR, as trained); it goes where it scores most
         needs = 1.0 - np.prod(1.0 - P, axis=0) if len(views) else np.zeros(len(m.labels))
         for j, label in enumerate(m.labels):
             if needs[j] >= m.threshold:
                 found.append((int(P[:, j].argmax()), j, label))
+        if not found and len(views) and not (attachments or reading.files) and _media_input(m.labels[int(needs.argmax())]):
+            # a step on a photo or recording that was not given: planned, so the linker can say what is missing
+            j = int(needs.argmax())
+            if needs[j] >= m.threshold * 0.5:
+                found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        if not found and len(views) and (attachments or reading.files or reading.quotes):
+            # a file or quoted words given with a request are there to be worked on: the likeliest step
+            j = int(needs.argmax())
+            if needs[j] >= m.threshold * FALLBACK_SHARE:
+                found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        found = _explain_away(found, needs, m.labels)
+        labels_found = {label for _, _, label in found}
+        if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
+            # a control map and an image to make: the image is generated from the map
+            found = [(i, m.labels.index(GUIDED) if lab == CONTROL else j, GUIDED if lab == CONTROL else lab)
+                     for i, j, lab in found if lab != "text-to-image"]
         by_clause: dict[int, set[str]] = {}
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
@@ -112,7 +140,7 @@ class LearnedDetector(Detector):
                 pos = min(pos, view.head)
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
-        return dets
+        return _type_order(dets, reading)
 
     def _evidence(self, seg, view, j: int) -> int:
         """Where in the clause the word that most supports label ``j`` stands."""
@@ -137,6 +165,53 @@ class LearnedDetector(Detector):
             clause = reading.clauses[reading.clause_at(start)]
             return Detection(f"{control_kind(clause.text)}-control", start, end, "learned")
         return Detection(label, start, end, "learned")
+
+
+def _media_input(label: str) -> str | None:
+    if label in (EDIT, CONTROL, GUIDED):
+        return "image"
+    spec = TASK_TYPES.get(label)
+    kinds = [n for n in spec.inputs if n in ("image", "audio", "video")] if spec else []
+    return kinds[0] if kinds else None
+
+
+def _explain_away(found: list[tuple[int, int, str]], needs: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
+    """Of the steps that read the same medium, keep the likeliest and the others only when confident."""
+    best: dict[str, float] = {}
+    for _, j, label in found:
+        kind = _media_input(label)
+        if kind:
+            best[kind] = max(best.get(kind, 0.0), float(needs[j]))
+    return [(i, j, label) for i, j, label in found
+            if not (kind := _media_input(label)) or float(needs[j]) >= min(best[kind], SECOND_READER)]
+
+
+def _flow_rank(task: str) -> int | None:
+    """Where a step sits in the usual flow of data: reading a file into text (0), working on text
+    (1), turning text into a medium (2); None for the rest."""
+    spec = TASK_TYPES.get(task)
+    if spec is None:
+        return None
+    kinds = {"text" if n in ("text", "context", "text2") else n for n in spec.inputs}
+    if spec.output == "text":
+        return 1 if kinds == {"text"} else 0
+    if kinds == {"text"}:
+        return 2
+    return None
+
+
+def _type_order(dets: list[Detection], reading: RequestReading) -> list[Detection]:
+    """Steps found in one clause run in data order: the reader before the text step before the
+    speech or picture made of that text ("summarise it and read the summary aloud")."""
+    out = list(dets)
+    for ci in {reading.clause_at(d.start) for d in dets}:
+        slots = [k for k, d in enumerate(out) if reading.clause_at(d.start) == ci and _flow_rank(d.task) is not None]
+        ranked = sorted((out[k] for k in slots), key=lambda d: (_flow_rank(d.task), d.start))
+        starts = sorted(out[k].start for k in slots)
+        for k, d, st in zip(slots, ranked, starts):
+            d.start = st
+            out[k] = d
+    return out
 
 
 def model_path() -> Path:

@@ -1,0 +1,45 @@
+"""The learned planner's figures on a small frozen set of our own requests do not drop below the
+floors recorded here. bench/data/dev_requests_check.jsonl was written for this check and is never
+used to train the planner (training reads dev_requests_train.jsonl). A benchmark file, not a timing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jarvis_desktop.media import Attachment, kind_of
+from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.plan_metrics import PlanScores
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK_SET = ROOT / "bench" / "data" / "dev_requests_check.jsonl"
+TRAIN_SET = ROOT / "bench" / "data" / "dev_requests_train.jsonl"
+
+#: Recorded when the floor was set: 35/41 exact (85.4%), 2 empty, node F1 90.3, edge F1 95.2, spoken 4/5.
+FLOOR = {"exact_rate": 80.0, "empty_needed": 3, "node_f1": 85.0, "edge_f1": 85.0, "spoken_ok": 4}
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_check_set_is_not_training_data():
+    train = {r["request"].strip().lower() for r in _rows(TRAIN_SET)}
+    assert not [r["request"] for r in _rows(CHECK_SET) if r["request"].strip().lower() in train]
+
+
+def test_figures_on_the_frozen_check_set_stay_above_their_floor():
+    planner = OfflinePlanner()
+    s = PlanScores()
+    for row in _rows(CHECK_SET):
+        atts = [Attachment(Path(f), kind_of(f)) for f in row["files"] if kind_of(f)]
+        check = planner.plan(row["request"], atts)
+        s.add(check.plan.to_json() if check.ok and check.plan else [], row["plan"])
+    got = {"exact_rate": s.exact_rate, "empty_needed": s.empty_needed, "node_f1": s.f1("node"),
+           "edge_f1": s.f1("edge"), "spoken_ok": s.spoken_ok}
+    assert s.n == 41
+    assert got["exact_rate"] >= FLOOR["exact_rate"], got
+    assert got["empty_needed"] <= FLOOR["empty_needed"], got
+    assert got["node_f1"] >= FLOOR["node_f1"], got
+    assert got["edge_f1"] >= FLOOR["edge_f1"], got
+    assert got["spoken_ok"] >= FLOOR["spoken_ok"], got
