@@ -110,7 +110,7 @@ class LearnedDetector(Detector):
         if not found and len(views) and not (attachments or reading.files) and _media_input(m.labels[int(needs.argmax())]):
             # a step on a photo or recording that was not given: planned, so the linker can say what is missing
             j = int(needs.argmax())
-            if needs[j] >= m.threshold * 0.5:
+            if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         if not found and len(views) and (attachments or reading.files or reading.quotes):
             # a file or quoted words given with a request are there to be worked on: the likeliest step
@@ -140,7 +140,7 @@ class LearnedDetector(Detector):
                 pos = min(pos, view.head)
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
-        return _type_order(dets, reading)
+        return _instruments_first(_type_order(dets, reading), reading)
 
     def _evidence(self, seg, view, j: int) -> int:
         """Where in the clause the word that most supports label ``j`` stands."""
@@ -211,6 +211,25 @@ def _type_order(dets: list[Detection], reading: RequestReading) -> list[Detectio
         for k, d, st in zip(slots, ranked, starts):
             d.start = st
             out[k] = d
+    return out
+
+
+#: Words that introduce the means of a step ("answer X using depth estimation"): that step runs first.
+_INSTRUMENT_RE = re.compile(r"\b(?:using|with the help of|by means of|via|through|by running|by applying|based on)\s+(?:the\s+|an?\s+)?$", re.I)
+
+
+def _instruments_first(dets: list[Detection], reading: RequestReading) -> list[Detection]:
+    """A step named as the means of an earlier-named one in the same clause, whose output that
+    step reads, runs before it."""
+    out = list(dets)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        if reading.clause_at(a.start) != reading.clause_at(b.start) or b.task not in TASK_TYPES or a.task not in TASK_TYPES:
+            continue
+        a_in = {"text" if n in ("text", "context", "text2") else n for n in TASK_TYPES[a.task].inputs}
+        if TASK_TYPES[b.task].output in a_in and _INSTRUMENT_RE.search(reading.text[max(0, b.start - 30) : b.start]):
+            a.start, b.start = b.start, a.start
+            out[k], out[k + 1] = b, a
     return out
 
 
