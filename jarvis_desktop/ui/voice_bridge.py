@@ -151,10 +151,16 @@ class VoiceBridge(QObject):
 
         hands_free = self.mode == "hands-free"
         endpointer = None
+        taker = None
         if hands_free:
-            from ..voice.vad import Endpointer, SpeechStarted, UtteranceEnded
+            from ..voice.listener import Recognizer
+            from ..voice.turn import TurnDetector, TurnTaker
+            from ..voice.vad import Endpointer, SpeechPaused, SpeechStarted, UtteranceEnded
 
-            endpointer = Endpointer(silence_ms=self.settings.silence_ms)
+            # the turn ends when what was said is finished; silence_ms is only the upper bound
+            endpointer = Endpointer(silence_ms=self.settings.silence_ms, tail_ms=160)
+            taker = TurnTaker(Recognizer(self._asr()), TurnDetector(max_wait_ms=self.settings.silence_ms),
+                              endpointer.end_turn)
         mic = Microphone(self.settings.input_device, on_level=self.level.emit, stream_factory=self.stream_factory)
         blocks: list[Any] = []
         with mic:
@@ -171,8 +177,12 @@ class VoiceBridge(QObject):
                 for e in endpointer.feed(block.samples, block.position):
                     if isinstance(e, SpeechStarted) and self.speaking:
                         self.stop_speaking()  # barge-in: the user talks over the answer
+                    elif isinstance(e, SpeechPaused):
+                        taker.on_pause(e)  # recognise the words so far and judge the turn
                     elif isinstance(e, UtteranceEnded):
                         self._transcribe(e.audio, EmptyUtterance, quiet=True)
+        if taker is not None:
+            taker.recognizer.close()
         if endpointer is not None:
             last = endpointer.flush()
             if last is not None:
@@ -299,6 +309,8 @@ class VoiceBridge(QObject):
         """New settings: the next answer is spoken (and the next recording heard) with them."""
         self.settings = settings
         self._transcriber = None
+        if self._player is not None:
+            self._player.close()
         self._player = None
         with self._speaker_lock:
             s, self._speaker = self._speaker, None
@@ -312,6 +324,8 @@ class VoiceBridge(QObject):
         self._closed = True
         self._stop.set()
         self.stop()
+        if self._player is not None:
+            self._player.close()  # its output stream stays open between files until now
         with self._speaker_lock:
             s, self._speaker = self._speaker, None
         if s is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -211,7 +212,9 @@ class Transcriber:
         t0 = time.perf_counter()
         text, no_speech, logprob = _short_window_text(model, samples, lang, self.beam_size, self._run_lock)
         seconds = time.perf_counter() - t0
-        if not text or (no_speech > 0.6 and logprob < -1.0):  # Whisper's own "no speech" rule
+        # Whisper's own "no speech" rule, with the confidence bar of this short window (its
+        # log-probabilities run higher than in a 30 s window: noise scores about -0.9 here)
+        if not re.search(r"\w", text) or (no_speech > 0.6 and logprob < -0.5):
             raise EmptyUtterance("no speech recognised in the recording")
         seg = Segment(0.0, duration, text, no_speech, logprob)
         return Transcript(text, lang or "en", duration, seconds, self.model_id, [seg])

