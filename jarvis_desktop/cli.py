@@ -503,7 +503,9 @@ def main(argv: list[str] | None = None) -> int:
 
     quiet_loading_bars()  # model loads print nothing; downloads keep their bar
     try:
-        return int(fn(args) or 0)
+        code = int(fn(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not as noise at interpreter exit
+        return code
     except BrokenPipeError:  # `jarvis sessions list | head -2`: the reader has what it wanted
         _quiet_stdout()
         return 141

@@ -213,10 +213,16 @@ def test_sessions_list_into_head_has_no_traceback(jarvis_env):
     for i in range(3000):  # more than a pipe buffer holds
         store.new_session(f"conversation {i}")
     store.close()
-    cmd = " ".join(JARVIS) + " sessions list | head -2"
-    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    jarvis = " ".join(JARVIS)
+    out = subprocess.run(["bash", "-c", f"{jarvis} sessions list | head -2"], capture_output=True, text=True, timeout=120)
     assert len(out.stdout.splitlines()) == 2
     assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr[-2000:]
+    # a reader that is gone before the first line is written: the write surely fails
+    for buffering in ({}, {"PYTHONUNBUFFERED": "1"}):
+        out = subprocess.run(["bash", "-c", f"{jarvis} sessions list | true; echo $" + "{PIPESTATUS[0]}"],
+                             capture_output=True, text=True, timeout=120, env={**os.environ, **buffering})
+        assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr[-2000:]
+        assert out.stdout.strip() == "141"
 
 
 # library progress bars ----------------------------------------------------------------------------
