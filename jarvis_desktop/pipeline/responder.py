@@ -68,7 +68,8 @@ def compose_sentences(plan: Plan, choices: dict[int, Choice], results: dict[int,
             yield sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + "."
         elif r.status == "failed":
             error = r.error[len(t.task) + 2:] if r.error.startswith(f"{t.task}: ") else r.error
-            yield f"The {label} step with {model} failed: {error.rstrip('.')}."
+            error = error.strip()
+            yield f"The {label} step with {model} failed: {error if error.endswith(('.', '!', '?')) else error + '.'}"
         else:
             yield f"The {label} step was skipped because its input failed."
 
