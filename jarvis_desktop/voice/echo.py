@@ -138,6 +138,9 @@ class EchoCanceller:
         self._far_hist: collections.deque = collections.deque(maxlen=16)  # ~0.5 s of far blocks
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
         self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
+        self._gain: float | None = None  # echo energy at the mic / far-end energy, learned
+        self._loud_run = 0  # consecutive blocks far louder than the echo explains
+        self.dtd_margin = 8.0  # 9 dB above the expected echo
         self._aec: Any = None
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
@@ -165,10 +168,29 @@ class EchoCanceller:
         self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), far_e, corr))
         if recent_far and raw_e > 1e-9:
             self._path.append(corr)
+        far_win = self._far_window_energy()
+        if corr > 0.6 and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
+            g = raw_e / far_win
+            self._gain = g if self._gain is None else 0.9 * self._gain + 0.1 * g
+        loud = self._gain is not None and far_win > 1e-6 and raw_e > self.dtd_margin * self._gain * far_win
+        self._loud_run = self._loud_run + 1 if loud else 0
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
         # a quiet speaker) until it has learned the echo path; only trust its output once the
         # microphone has been seen to hear the speaker.
         return clean if self.echo_path_heard() else x
+
+    def _far_window_energy(self) -> float:
+        """Far-end energy over the last ~130 ms (the echo arrives late and smeared)."""
+        import numpy as np
+
+        blocks = list(self._far_hist)[-4:]
+        return float(np.mean([np.mean(np.square(b, dtype=np.float64)) for b in blocks])) if blocks else 0.0
+
+    def user_over_echo(self, blocks: int = 3) -> bool:
+        """Double-talk: for the last ``blocks`` blocks the raw microphone has been far louder than
+        the echo the speaker can explain (its learned gain times what it played). AEC3 holds back
+        a voice that starts over the echo for a while; this sees it at once."""
+        return self._loud_run >= blocks
 
     def echo_path_heard(self) -> bool:
         """Whether the microphone has recently (about 2 s) picked up what the speaker played."""

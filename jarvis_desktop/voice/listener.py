@@ -192,6 +192,8 @@ class VoiceInput:
         self.silent_notice_s = silent_notice_s
         self.echo_rejected = 0  # speech starts that were the assistant's own voice
         self._barge_pending = False
+        self._raw_vad = None
+        self._dt_fired = False
         self._silent_samples = 0
         self.error = ""
         self._thread: threading.Thread | None = None
@@ -235,7 +237,9 @@ class VoiceInput:
                 if self.echo is not None:
                     from .capture import Block
 
+                    raw = block
                     block = Block(self.echo.process(block.samples, block.time), block.position, block.time)
+                    self._double_talk(raw)
                 if self.on_block is not None:
                     self.on_block(block)
                 self._watch_silence(block)
@@ -279,6 +283,23 @@ class VoiceInput:
                 self.on_notice(msg)
             else:
                 log.warning("%s", msg)
+
+    def _double_talk(self, raw) -> None:
+        """While the speaker plays: the user's voice over the echo (raw signal far louder than the
+        echo explains, and Silero hears speech in it) is a barge-in, without waiting for the
+        cancelled signal, which AEC3 holds back at the start of double talk."""
+        if self.mode != "hands-free" or self.on_speech_start is None or not self.echo.far_active():
+            self._dt_fired = False
+            return
+        if self._raw_vad is None:
+            from .vad import SileroVad
+
+            self._raw_vad = SileroVad()
+        prob = self._raw_vad(raw.samples)
+        if not self._dt_fired and prob >= 0.5 and self.echo.user_over_echo():
+            self._dt_fired = True
+            self._barge_pending = False
+            self.on_speech_start(raw.position)
 
     def _recheck_barge_in(self, block) -> None:
         """Speech that started as echo: barge in once the user's own voice shows through."""
