@@ -268,3 +268,11 @@ def test_the_volume_setting_is_applied_once(device, synth):
     assert sp.wait(30)
     sp.close()
     assert np.max(np.abs(device.played())) == pytest.approx(0.5 * np.max(np.abs(full)), rel=0.02)
+
+
+def test_speakable_points_to_commands_instead_of_reading_them():
+    answer = ("No image-captioning model is on this computer, so I cannot describe the picture; get one with: "
+              "jarvis models pull Salesforce/blip-image-captioning-base. Text found in the image by OCR: EXIT.")
+    t = speakable(answer)
+    assert "Salesforce" not in t and "jarvis models" not in t
+    assert "get one with: the command shown on screen. Text found in the image by OCR: EXIT." in t

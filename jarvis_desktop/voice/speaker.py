@@ -29,6 +29,8 @@ _ABBREVIATIONS = {
 _END = re.compile(r"([.!?…]+[\"')\]]*)(\s+)")
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\- ]+)+[\\/]([\w.\-]+\.\w{1,5})")
 _URL = re.compile(r"https?://\S+")
+#: A shell command in an answer ("jarvis models pull org/name"): shown on screen, too long to hear.
+_COMMAND = re.compile(r"`?\bjarvis (?:models|sessions) \w+(?: (?!\s)[^\s,;`]*[^\s.,;`])*`?")
 #: Words that open a phrase: a first piece can end before one of them and still sound whole.
 _PHRASE = re.compile(r"\s(?:on|in|at|with|and|but|for|to|from|by|as|that|which|while|because|or|into|"
                      r"about|after|before|using|so)\s", re.I)
@@ -36,8 +38,10 @@ _PHRASE = re.compile(r"\s(?:on|in|at|with|and|but|for|to|from|by|as|that|which|w
 
 def speakable(text: str) -> str:
     """What a text should sound like: markdown marks removed, file paths reduced to the file's
-    name, links named rather than spelled out."""
-    t = _URL.sub("a link", text)
+    name, links named rather than spelled out, and commands (such as the pull command of a missing
+    model) pointed to on screen rather than read out."""
+    t = _COMMAND.sub("the command shown on screen", text)
+    t = _URL.sub("a link", t)
     t = _PATH.sub(lambda m: m.group(1), t)
     t = re.sub(r"```.*?```", " ", t, flags=re.S)
     t = re.sub(r"[*_`#>|]+", " ", t)
