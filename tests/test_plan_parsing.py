@@ -161,3 +161,12 @@ def test_non_string_input_does_not_crash():
     for junk in (None, 42, "\x00\x01", "[" * 5000, "{" * 3000 + "}"):
         check = parse_plan(junk, ATT)  # type: ignore[arg-type]
         assert check.plan is None or isinstance(check.plan, Plan)
+
+
+def test_a_csv_table_is_read_by_tabular_classification_only():
+    table = [Attachment(Path("/home/u/sales.csv"), "text")]
+    ok = parse_plan(json.dumps([{"task": "tabular-classification", "id": 0, "dep": [-1], "args": {"image": "sales.csv"}}]), table)
+    assert ok.ok, ok.errors
+    assert ok.plan.tasks[0].args["image"] == "/home/u/sales.csv"
+    wrong = parse_plan(json.dumps([{"task": "image-classification", "id": 0, "dep": [-1], "args": {"image": "sales.csv"}}]), table)
+    assert not wrong.ok and any("needs image" in e for e in wrong.errors)

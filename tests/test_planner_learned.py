@@ -138,3 +138,10 @@ def test_control_map_and_its_generator_are_linked(planner, tmp_path, request_tex
 def test_small_talk_needs_no_model(planner, text):
     check = planner.plan(text, [])
     assert check.plan is not None and not check.plan.tasks
+
+
+def test_a_table_file_with_a_question_is_tabular_classification(planner, tmp_path):
+    files = attach(tmp_path, "loans.csv")
+    check = planner.plan("Will the applicants in this spreadsheet repay? Predict it from the table", files)
+    assert tasks_of(check) == ["tabular-classification"]
+    assert check.plan.tasks[0].args["image"] == str(files[0].path)

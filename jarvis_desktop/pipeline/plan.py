@@ -358,7 +358,7 @@ def _check_args(task: Task, args: dict[str, Any], resources: _Resources, errors:
                     "a plan may only read the files you gave"
                 )
                 continue
-            if found.kind != kind:
+            if found.kind != kind and not _is_table_for(task.task, found.path):
                 errors.append(f"{label}: '{found.name}' is {found.kind}, but '{key_n}' needs {kind}")
                 continue
             value = str(found.path)
@@ -373,6 +373,16 @@ def _check_args(task: Task, args: dict[str, Any], resources: _Resources, errors:
     missing = [a for a in spec.inputs if a not in task.args]
     if missing:
         errors.append(f"{label}: missing argument(s) {', '.join(missing)}")
+
+
+#: Table files that tabular-classification reads in place of a picture of a table.
+TABLE_EXTS = (".csv", ".tsv")
+
+
+def _is_table_for(task: str, path: Path) -> bool:
+    """HuggingGPT passes tabular-classification its table as ``image``; a CSV/TSV file is the
+    usual form of a table on a desktop, so it is accepted there too."""
+    return task == "tabular-classification" and path.suffix.lower() in TABLE_EXTS
 
 
 def _check_generated_kinds(tasks: list[Task], errors: list[str]) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..media import Attachment, kind_of
-from ..pipeline.plan import Plan, PlanCheck, placeholder, validate_plan
+from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, validate_plan
 from ..task_types import TASK_TYPES
 from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs
 from .extract import RequestReading, Span, read_request
@@ -188,6 +188,8 @@ class OfflinePlanner:
             kind = "text" if name in ("text", "context", "text2") else name
             if kind != "text":
                 v = self._file_input(kind, d, st, clause, parallel, later)
+                if v is None and d.task == "tabular-classification":
+                    v = _table_file(st)  # a CSV/TSV is the usual form of a table
             elif d.task in ("visual-question-answering", "document-question-answering"):
                 v = self._question(d, st, clause, sentence)
             elif d.task == "question-answering":
@@ -473,6 +475,16 @@ def _attachment_value(name: str, kind: str, st: _State) -> str | None:
     if len(same) == 1:
         return str(same[0].path)
     return None
+
+
+def _table_file(st: _State) -> str | None:
+    """A table file (CSV/TSV) named in the request or attached, for tabular-classification."""
+    for f in st.reading.files:
+        if f.text.lower().endswith(TABLE_EXTS):
+            v = _attachment_value(f.text, "text", st)
+            if v:
+                return v
+    return next((str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS), None)
 
 
 def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) -> str | None:
