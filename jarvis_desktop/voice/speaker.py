@@ -341,6 +341,8 @@ class StreamingSpeaker:
             elif clip.error:
                 self.error = clip.error
                 self._emit("failed", idx, text, ans)
+            elif clip.start_frame < 0 and clip.pos == 0:  # cleared from the queue before a sample played
+                self._emit("dropped", idx, text, ans)
             else:
                 self._emit("stopped", idx, text, ans)
             self._done_one()
