@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 try:
     import fcntl
@@ -29,6 +31,27 @@ def _try_lock(fd: int) -> bool:
         return True
     except OSError:
         return False
+
+
+@contextmanager
+def exclusive_file(path: Path) -> Iterator[None]:
+    """Hold an OS lock on ``path`` for the block, waiting for other processes that hold it: two
+    processes opening a new session log at once (a window and a CLI) must not both create its
+    tables or both mark the same request interrupted."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # a read-only folder: nothing to coordinate with
+        yield
+        return
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor drops the lock
 
 
 class RunLocks:

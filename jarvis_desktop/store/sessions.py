@@ -21,7 +21,7 @@ import sqlite_utils
 
 from ..media import kind_of
 from ..textclean import fix_surrogates
-from .run_locks import RunLocks
+from .run_locks import RunLocks, exclusive_file
 
 
 def _migration_1(db: sqlite_utils.Database) -> None:
@@ -112,11 +112,13 @@ class SessionStore:
         conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
         self.db = sqlite_utils.Database(conn)
         self._lock = threading.RLock()
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.migrate()
         self.run_locks = RunLocks(self.path.with_name(self.path.name + ".running"))
-        self.recovered = self.mark_interrupted()
+        # one process at a time sets the log up (tables, migrations, interrupted requests)
+        with exclusive_file(self.path.with_name(self.path.name + ".setup-lock")):
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.migrate()
+            self.recovered = self.mark_interrupted()
 
     # -- schema -------------------------------------------------------------------------------
     @property
