@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from jarvis_desktop.media import Attachment, kind_of  # noqa: E402
 from jarvis_desktop.pipeline.plan import Plan  # noqa: E402
 from jarvis_desktop.planning.taskbench import METRICS, Scores, attachments_from_text, plan_to_taskbench, score  # noqa: E402
+from jarvis_desktop.planning import corpus  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "taskbench" / "dev.jsonl"
 GROUPS = ("overall", "single", "chain", "dag")
@@ -77,15 +78,10 @@ def make_planner(name: str, detector: str = "learned", model: Any = None):
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise SystemExit(f"{path}:{n}: not JSON ({e.msg})") from None
-    return rows
+    try:
+        return corpus.read_jsonl(path)
+    except ValueError as e:  # a malformed line is one message, not a traceback
+        raise SystemExit(str(e)) from None
 
 
 def is_plan_form(rows: list[dict[str, Any]]) -> bool:
