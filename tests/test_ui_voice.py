@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-pytest.importorskip("PySide6")
-pytest.importorskip("sounddevice")
+import PySide6  # noqa: F401  (make setup installs it: missing is a failure)
+import sounddevice  # noqa: F401  (make setup installs it: missing is a failure)
 
 from PySide6.QtCore import Qt  # noqa: E402
 

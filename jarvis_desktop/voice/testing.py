@@ -130,6 +130,41 @@ class alsa_file_device:
         return np.concatenate(clips) if clips else np.zeros(0, np.float32)
 
 
+class no_sound_card:
+    """Hides every sound card from PortAudio for the duration, on any machine: ALSA is given a
+    configuration of its own (ALSA_CONFIG_PATH) whose only device is on a card that cannot exist
+    and which lacks the ``hw`` definitions real cards are opened through, and HOME points at a
+    folder without an ``.asoundrc``. This lets the "no
+    microphone" / "no speaker" messages be checked on a machine that has a sound card too."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def __enter__(self) -> "no_sound_card":
+        import os
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        conf = self.folder / "alsa-no-devices.conf"
+        # not empty (libasound aborts on a configuration with nothing in it): a default device on a
+        # card that cannot exist, and no ``hw``/``plughw`` definitions for the cards that do
+        conf.write_text("pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n")
+        self._old = {k: os.environ.get(k) for k in ("HOME", "ALSA_CONFIG_PATH")}
+        os.environ["HOME"] = str(self.folder)
+        os.environ["ALSA_CONFIG_PATH"] = str(conf)
+        _reinit_portaudio()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        for k, v in self._old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        _reinit_portaudio()
+
+
 def _reinit_portaudio() -> None:
     import sounddevice as sd
 
