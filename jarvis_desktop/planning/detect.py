@@ -499,3 +499,21 @@ def _has(reading: RequestReading, attachments: list[Attachment], prior: list[Det
     if kind in _att_kinds(reading, attachments):
         return True
     return any(kind in _outputs(d.task) for d in prior if d.task in TASK_TYPES or d.task == "guided")
+
+
+#: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
+CONTROL_WORDS = [
+    (re.compile(r"\bpose|skeleton|posture|stance", re.I), "openpose"),
+    (re.compile(r"\bedge|outline|contour", re.I), "canny"),
+    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
+    (re.compile(r"\bdepth", re.I), "depth"),
+    (re.compile(r"\bboundar|\bsketch|\bsoft edge|\bhed\b", re.I), "hed"),
+    (re.compile(r"\bnormal", re.I), "normal"),
+    (re.compile(r"\bsegment|\blayout|\bcomposition|\bstructure|\bregions", re.I), "seg"),
+]
+
+
+def control_kind(text: str) -> str:
+    """Which control map a clause names (canny when it names none)."""
+    hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]
+    return min(hits)[1] if hits else "canny"

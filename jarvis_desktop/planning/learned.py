@@ -19,7 +19,7 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import TASK_TYPES
-from .detect import Detection, Detector
+from .detect import Detection, Detector, control_kind
 from .extract import RequestReading
 from .features import clause_views
 from .segment import load_nlp, segment
@@ -41,22 +41,6 @@ LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
 ] + [EDIT, CONTROL, GUIDED]
 
-#: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
-CONTROL_WORDS = [
-    (re.compile(r"\bpose|skeleton|posture|stance", re.I), "openpose"),
-    (re.compile(r"\bedge|outline|contour", re.I), "canny"),
-    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
-    (re.compile(r"\bdepth", re.I), "depth"),
-    (re.compile(r"\bboundar|\bsketch|\bsoft edge|\bhed\b", re.I), "hed"),
-    (re.compile(r"\bnormal", re.I), "normal"),
-    (re.compile(r"\bsegment|\blayout|\bcomposition|\bstructure|\bregions", re.I), "seg"),
-]
-
-
-def control_kind(text: str) -> str:
-    """Which control map a clause names (canny when it names none)."""
-    hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]
-    return min(hits)[1] if hits else "canny"
 
 
 @lru_cache(maxsize=1)

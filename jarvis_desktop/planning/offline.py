@@ -19,7 +19,7 @@ from typing import Any
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, validate_plan
 from ..task_types import TASK_TYPES
-from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs
+from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
 
 log = logging.getLogger(__name__)
@@ -41,15 +41,6 @@ TEXT_REF_RE = re.compile(
 )
 #: Words saying a recording holds what a step needs ("the question in my recording").
 SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
-_GUIDES = [
-    (re.compile(r"pose", re.I), "openpose"),
-    (re.compile(r"edge|outline", re.I), "canny"),
-    (re.compile(r"lines", re.I), "mlsd"),
-    (re.compile(r"depth", re.I), "depth"),
-    (re.compile(r"boundar", re.I), "hed"),
-    (re.compile(r"normal", re.I), "normal"),
-    (re.compile(r"layout|composition|structure", re.I), "seg"),
-]
 
 
 @dataclass
@@ -407,12 +398,7 @@ class OfflinePlanner:
     def _add_guided(self, d: Detection, st: _State, later: set[str], dry: bool) -> str:
         r = st.reading
         window = r.text[d.start : d.end]
-        if d.via == "learned":
-            from .learned import control_kind
-
-            kind = control_kind(window)
-        else:
-            kind = next((k for rx, k in _GUIDES if rx.search(window)), "canny")
+        kind = control_kind(window)
         control = next((n for n in st.nodes if n.task == f"{kind}-control"), None)
         if control is None:
             src = _nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)
