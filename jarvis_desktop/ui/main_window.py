@@ -467,11 +467,7 @@ class MainWindow(QMainWindow):
         """The first-run packs dialog; models it fetches are seen by the next request."""
         from .setup_dialog import SetupDialog
 
-        dialog = SetupDialog(self.settings, self, endpoint=endpoint)
-        dialog.finished.connect(lambda _r: self._first_run_banner())
-        self.setup_dialog = dialog
-        dialog.open()
-        return dialog
+        return SetupDialog.open_for(self, self.settings, self._first_run_banner, endpoint)
 
     def _apply_settings(self, settings: Any) -> None:
         self.settings = settings

@@ -301,11 +301,7 @@ class ModelsPage(QWidget):
     def open_setup(self, endpoint: str | None = None):
         from .setup_dialog import SetupDialog
 
-        dialog = SetupDialog(self.settings, self, endpoint=endpoint)
-        dialog.finished.connect(lambda _r: self.refresh())
-        self.setup_dialog = dialog
-        dialog.open()
-        return dialog
+        return SetupDialog.open_for(self, self.settings, self.refresh, endpoint)
 
     def remove_selected(self) -> None:
         from ..experts import model_store

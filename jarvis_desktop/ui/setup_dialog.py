@@ -20,6 +20,16 @@ def _size(n: float) -> str:
 class SetupDialog(QDialog):
     """Pick packs, download them; ``endpoint`` points at a Hub mirror (tests: a fake Hub)."""
 
+    @classmethod
+    def open_for(cls, owner: QWidget, settings: Any, on_finished: Any, endpoint: str | None = None) -> "SetupDialog":
+        """Open it over ``owner`` (kept as ``owner.setup_dialog``); ``on_finished`` runs when it
+        closes, so the owner can show what is now on this computer."""
+        dialog = cls(settings, owner, endpoint=endpoint)
+        dialog.finished.connect(lambda _r: on_finished())
+        owner.setup_dialog = dialog
+        dialog.open()
+        return dialog
+
     def __init__(self, settings: Any, parent: QWidget | None = None, endpoint: str | None = None):
         super().__init__(parent)
         from ..experts.packs import disk_free, load_packs, pack_plan
