@@ -20,6 +20,7 @@ from jarvis_desktop.config import Settings
 from jarvis_desktop.experts.base import ExpertError
 from jarvis_desktop.experts.hub_errors import explain
 from jarvis_desktop.experts.model_store import DownloadCancelled, list_cached, pull
+from helpers.ports import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,12 +111,6 @@ def test_http_refusals_are_one_line_with_what_to_do(hub, tmp_path, status, words
     with pytest.raises(ExpertError) as e:
         pull("acme/vit-tiny", _settings(tmp_path), endpoint=hub.url, progress=False)
     assert words in str(e.value) and "\n" not in str(e.value)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _cli(args: list[str], tmp_path: Path, endpoint: str) -> subprocess.CompletedProcess:

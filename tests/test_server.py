@@ -11,7 +11,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,16 +22,11 @@ import pytest
 import httpx
 import fastapi  # noqa: F401  (make setup installs it: missing is a failure)
 import uvicorn  # noqa: F401  (make setup installs it: missing is a failure)
+from helpers.ports import free_port as _free_port
 
 TOKEN = "test-token-5f2c"
 MAX_UPLOAD_MB = 1
 JARVIS = [sys.executable, "-m", "jarvis_desktop"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _env(root: Path) -> dict[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .junk_controller import MODES
+from .ports import free_port
 
 REQUEST = "Read the text in photo.png"
 WORDS = "SUNDAYS"
@@ -152,12 +152,6 @@ def run_cli(mode: str, home: dict[str, str], photo: Path, junk_url: str, timeout
         out.truthful = False
         out.problems.insert(0, f"exit code {proc.returncode}")
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class RestServer:
