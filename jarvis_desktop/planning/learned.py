@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from ..config import resources_dir
 from ..media import Attachment
-from ..task_types import TASK_TYPES
+from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import Detection, Detector, control_kind
 from .extract import RequestReading
 from .features import clause_views
@@ -34,9 +33,6 @@ EDIT, CONTROL, GUIDED = "image-editing", "control", "guided"
 #: When a request comes with a file or quoted words but no step passes the threshold, the likeliest
 #: step is taken if it scores at least this share of the threshold.
 FALLBACK_SHARE = 0.1
-#: A second step reading the same kind of media (two steps on one photo) must be this likely. Off
-#: (0): at 0.6 it helped our own check sets but cost 1 node / 2.4 edge F1 on the held-out dev folds.
-SECOND_READER = 0.0
 LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
 ] + [EDIT, CONTROL, GUIDED]
@@ -100,7 +96,6 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
-        found = _explain_away(found, needs, m.labels)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
@@ -158,24 +153,13 @@ def _media_input(label: str) -> str | None:
     return kinds[0] if kinds else None
 
 
-def _explain_away(found: list[tuple[int, int, str]], needs: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
-    """Of the steps that read the same medium, keep the likeliest and the others only when confident."""
-    best: dict[str, float] = {}
-    for _, j, label in found:
-        kind = _media_input(label)
-        if kind:
-            best[kind] = max(best.get(kind, 0.0), float(needs[j]))
-    return [(i, j, label) for i, j, label in found
-            if not (kind := _media_input(label)) or float(needs[j]) >= min(best[kind], SECOND_READER)]
-
-
 def _flow_rank(task: str) -> int | None:
     """Where a step sits in the usual flow of data: reading a file into text (0), working on text
     (1), turning text into a medium (2); None for the rest."""
     spec = TASK_TYPES.get(task)
     if spec is None:
         return None
-    kinds = {"text" if n in ("text", "context", "text2") else n for n in spec.inputs}
+    kinds = {ARG_KINDS[n] for n in spec.inputs}
     if spec.output == "text":
         return 1 if kinds == {"text"} else 0
     if kinds == {"text"}:
@@ -209,12 +193,8 @@ def _instruments_first(dets: list[Detection], reading: RequestReading) -> list[D
         a, b = out[k], out[k + 1]
         if reading.clause_at(a.start) != reading.clause_at(b.start) or b.task not in TASK_TYPES or a.task not in TASK_TYPES:
             continue
-        a_in = {"text" if n in ("text", "context", "text2") else n for n in TASK_TYPES[a.task].inputs}
+        a_in = {ARG_KINDS[n] for n in TASK_TYPES[a.task].inputs}
         if TASK_TYPES[b.task].output in a_in and _INSTRUMENT_RE.search(reading.text[max(0, b.start - 30) : b.start]):
             a.start, b.start = b.start, a.start
             out[k], out[k + 1] = b, a
     return out
-
-
-def model_path() -> Path:
-    return MODEL_FILE

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, validate_plan
-from ..task_types import TASK_TYPES
+from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
 
@@ -176,7 +176,7 @@ class OfflinePlanner:
         spec = TASK_TYPES[d.task]
         args: dict[str, str] = {}
         for name in spec.inputs:
-            kind = "text" if name in ("text", "context", "text2") else name
+            kind = ARG_KINDS[name]
             if kind != "text":
                 v = self._file_input(kind, d, st, clause, parallel, later)
                 if v is None and d.task == "tabular-classification":

@@ -16,9 +16,8 @@ from typing import Any
 from ..media import kind_of
 from ..pipeline.plan import placeholder_ids
 from ..task_types import TASK_TYPES
-from .taskbench import Counts
+from .taskbench import METRICS, Counts
 
-METRICS = ("node", "edge", "arg_type", "arg_value")
 
 
 def _tasks(plan: Any) -> list[dict[str, Any]]:

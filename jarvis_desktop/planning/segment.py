@@ -8,20 +8,16 @@ requests worded in ways nobody listed still split into their steps. spaCy (the s
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import load_english
 from .extract import Span, _clauses
 
-log = logging.getLogger(__name__)
-
 #: Adverbs that open a new step ("..., then read it aloud").
 _STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
 _VERBS = {"VERB"}
 
-_warned = False
 
 
 @dataclass
@@ -48,12 +44,7 @@ class Segmentation:
 
 def load_nlp() -> tuple[Any, str | None]:
     """The shared spaCy pipeline (tagger, parser, lemmatizer; no NER), or None and why not."""
-    global _warned
-    nlp, failure = load_english()
-    if failure and not _warned:
-        _warned = True
-        log.warning("planner: %s; clauses are cut by punctuation and step words", failure)
-    return nlp, failure
+    return load_english()
 
 
 def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True) -> Segmentation:

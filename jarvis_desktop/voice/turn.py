@@ -16,13 +16,10 @@ below decide, and a missing parse makes more turns ``unsure``, never cut.
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 
 from ..english import load_english
-
-log = logging.getLogger(__name__)
 
 #: Hesitations that mean the speaker is still thinking.
 FILLERS = {"um", "uh", "er", "erm", "ah", "hmm", "mm", "uhm", "like", "so", "well"}
@@ -45,18 +42,10 @@ _NEEDS_OBJECT = {
 }
 
 
-_parser_failed = False
-
-
 def _load_parser():
     """spaCy's shipped English pipeline without NER, shared with the planner; None when it is
     not installed (punctuation and word lists decide then)."""
-    global _parser_failed
-    nlp, failure = load_english()
-    if failure and not _parser_failed:
-        _parser_failed = True
-        log.warning("end of turn without spaCy's parser (%s): punctuation and word lists decide", failure)
-    return nlp
+    return load_english()[0]
 
 
 @dataclass(frozen=True)
