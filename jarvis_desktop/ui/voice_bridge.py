@@ -159,8 +159,9 @@ class VoiceBridge(QObject):
 
             # the turn ends when what was said is finished; silence_ms is only the upper bound
             endpointer = Endpointer(silence_ms=self.settings.silence_ms, tail_ms=160)
-            taker = TurnTaker(Recognizer(self._asr()), TurnDetector(max_wait_ms=self.settings.silence_ms),
-                              endpointer.end_turn)
+            detector = TurnDetector(max_wait_ms=self.settings.silence_ms)
+            detector.load()  # the parser loads now, not during the user's first pause
+            taker = TurnTaker(Recognizer(self._asr()), detector, endpointer.end_turn)
         mic = Microphone(self.settings.input_device, on_level=self.level.emit, stream_factory=self.stream_factory)
         blocks: list[Any] = []
         with mic:
@@ -180,13 +181,12 @@ class VoiceBridge(QObject):
                     elif isinstance(e, SpeechPaused):
                         taker.on_pause(e)  # recognise the words so far and judge the turn
                     elif isinstance(e, UtteranceEnded):
-                        self._transcribe(e.audio, EmptyUtterance, quiet=True)
-        if taker is not None:
-            taker.recognizer.close()
+                        self._recognized(taker.recognizer, e)
         if endpointer is not None:
             last = endpointer.flush()
             if last is not None:
-                self._transcribe(last.audio, EmptyUtterance, quiet=True)
+                self._recognized(taker.recognizer, last)
+            taker.recognizer.close()
         elif blocks:
             self._transcribe(np.concatenate(blocks), EmptyUtterance, quiet=False)
 
@@ -205,6 +205,27 @@ class VoiceBridge(QObject):
             return
         finally:
             self.transcribing.emit(False)
+        self._heard(text)
+
+    def _recognized(self, recognizer: Any, ended: Any) -> None:
+        """Hands-free: the recognition started at the last pause is reused when it covers the
+        same audio (recognising the utterance again would only make the reply later)."""
+        from ..voice.listener import Utterance
+
+        if self._closed:
+            return
+        self.transcribing.emit(True)
+        try:
+            rec = recognizer.recognize(Utterance(ended.audio, ended.start, ended.end, ended.reason))
+        finally:
+            self.transcribing.emit(False)
+        if rec.error:
+            if not rec.empty:  # silence and noise stay quiet in hands-free mode
+                self.voice_error.emit(rec.error[:1].upper() + rec.error[1:])
+            return
+        self._heard(rec.text)
+
+    def _heard(self, text: str) -> None:
         speaker = self._speaker
         if speaker is not None and speaker.echo.is_echo(text):
             log.info("ignored my own voice: %r", text)
