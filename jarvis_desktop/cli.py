@@ -499,9 +499,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     fn = getattr(args, "fn", None) or cmd_default
-    from .progress_bars import quiet_loading_bars
-
-    quiet_loading_bars()  # model loads print nothing; downloads keep their bar
     try:
         code = int(fn(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not as noise at interpreter exit

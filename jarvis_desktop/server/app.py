@@ -29,7 +29,7 @@ from ..cancel import CancelToken
 from ..config import Settings
 from ..media import MediaError, check_attachment
 from ..pipeline import events as ev
-from ..textclean import clean_text, fix_surrogates
+from ..textclean import fix_surrogates
 from .schemas import AskBody, InlineFile, PlanBody, describe, error_list
 from .uploads import DEFAULT_MAX_UPLOAD_BYTES, BodyLimitMiddleware, UploadFolder
 
@@ -154,15 +154,15 @@ async def _parse(request: Request, model: type[BaseModel], state: ServerState, r
     return ParsedRequest(body, files, attachments)
 
 
-def _cleaned(value: Any, key: str = "") -> Any:
-    """A body whose strings can be stored: JSON may carry lone surrogates ("\\ud800") that
-    pydantic and SQLite refuse, and the request text may carry control bytes."""
+def _cleaned(value: Any) -> Any:
+    """A body pydantic can validate: JSON may carry lone surrogates ("\\ud800") that it refuses.
+    The request text's control bytes are cleaned where every face meets (the assistant)."""
     if isinstance(value, str):
-        return clean_text(value) if key == "request" else fix_surrogates(value)
+        return fix_surrogates(value)
     if isinstance(value, list):
         return [_cleaned(v) for v in value]
     if isinstance(value, dict):
-        return {k: _cleaned(v, k) for k, v in value.items()}
+        return {k: _cleaned(v) for k, v in value.items()}
     return value
 
 

@@ -140,10 +140,8 @@ class RequestWorker(QObject):
         super().__init__(parent)
         from ..cancel import CancelToken
 
-        from ..textclean import clean_text
-
         self.assistant = assistant
-        self.text = clean_text(text)  # a paste may hold terminal escapes, NULs or lone surrogates
+        self.text = text  # Assistant.ask cleans it (escapes, NULs, lone surrogates) before anything else
         self.files = list(files)
         self.session_id = session_id
         self.cancel_token = CancelToken()
