@@ -103,12 +103,6 @@ class ReferenceTrack:
                     break
         return out
 
-    def energy(self, t0: float, t1: float) -> float:
-        import numpy as np
-
-        x = self.read(t0, max(1, int((t1 - t0) * SAMPLE_RATE)))
-        return float(np.mean(np.square(x, dtype=np.float64)))
-
 
 @dataclass
 class _Stats:
@@ -126,14 +120,13 @@ class EchoCanceller:
     barge-in by correlation with the reference only."""
 
     def __init__(self, reference: ReferenceTrack, *, use_aec: bool = True, keep_ratio_db: float = -25.0,
-                 max_corr: float = 0.4, window_blocks: int = 6, far_lead_s: float = 0.0):
+                 max_corr: float = 0.4, window_blocks: int = 6):
         self.reference = reference
         self.keep_ratio_db = keep_ratio_db
         self.max_corr = max_corr
         # AEC3 models echo that comes after the far-end signal, never before: with timestamps
         # that run late the reference can be read this much earlier (the delay itself is
         # measured from the correlation and handed to AEC3 as ``stream_delay_ms``).
-        self.far_lead_s = far_lead_s
         self._stats: collections.deque[_Stats] = collections.deque(maxlen=window_blocks)
         self._far_hist: collections.deque = collections.deque(maxlen=16)  # ~0.5 s of far blocks
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
@@ -158,7 +151,7 @@ class EchoCanceller:
         x = np.asarray(samples, np.float32)
         if t is None or t <= 0:
             return x
-        far = self.reference.read(t - self.far_lead_s, len(x))
+        far = self.reference.read(t, len(x))
         self._far_hist.append(far)
         clean = self._aec.process(x, far) if self._aec is not None else x
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
@@ -210,7 +203,8 @@ class EchoCanceller:
             return 0.0
         n = 1 << int(math.ceil(math.log2(len(far) + len(x))))
         c = np.fft.irfft(np.fft.rfft(far, n) * np.conj(np.fft.rfft(x, n)), n)[: len(far) - len(x) + 1]
-        win = np.convolve(np.square(far), np.ones(len(x)), "valid")
+        energy = np.concatenate(([0.0], np.cumsum(np.square(far, dtype=np.float64))))
+        win = energy[len(x):] - energy[: len(far) - len(x) + 1]  # far-end energy under each lag
         ok = win > max(1e-9, 0.05 * float(np.mean(win)))  # lags where the speaker was silent say nothing
         if not ok.any():
             return 0.0

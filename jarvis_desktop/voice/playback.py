@@ -75,8 +75,6 @@ class Player:
         self.streams_opened = 0
         self.error = ""
         self.samples_played = 0  # of the current/last clip
-        self.last_completed = False
-        self._current: Clip | None = None
         self._anchor: tuple[float, int] | None = None
         self._events: collections.deque = collections.deque()
         self._events_ready = threading.Condition()
@@ -224,7 +222,6 @@ class Player:
                 c = self._clips[0]
                 if c.pos == 0:
                     c.start_frame = self.frames_written + filled
-                    self._current = c
                     self._post(c, "start")
                 n = min(frames - filled, len(c.samples) - c.pos)
                 out[filled:filled + n] = c.samples[c.pos:c.pos + n]
@@ -285,7 +282,6 @@ class Player:
         if c.done.is_set():
             return
         c.completed = completed
-        self.last_completed = completed
         c.done.set()
         self._post(c, "end")
 
