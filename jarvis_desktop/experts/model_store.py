@@ -9,7 +9,6 @@ file with a Range request, and a pull run again after a failure fetches only the
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from ..cancel import CancelToken
 from ..config import Settings, resources_dir
 from .base import ExpertError
 from .hub_errors import OFFLINE_ROUTE, explain, probe
+from .checksums import file_checksum_ok, is_hub_checksum
 from .local_cache import describe, model_id_of, repo_folder_name, snapshot_dir
 from .resumable import already_have, fetch_large_files, repo_files
 
@@ -215,7 +215,7 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
         action = f"download '{model_id}'" + (f" at revision '{revision}'" if revision else "")
         raise ExpertError(explain(e, model_id, action)) from None
     snap = Path(path)
-    bad = verify_snapshot(snap)
+    bad = verify_snapshot(snap, {f.sha256 for f in meta.large})
     if bad:
         raise ExpertError(f"Downloading '{model_id}' gave {len(bad)} file(s) whose checksum does not match the Hub's "
                           f"(e.g. {bad[0]}): they were deleted. Run the same pull again to fetch them afresh.")
@@ -224,33 +224,16 @@ def pull(model_id: str, settings: Settings, variant: str = "", revision: str | N
     return PullResult(model_id, snap, _dir_bytes(_cache(settings) / repo_folder_name(model_id)), tasks, round(time.time() - t0, 1))
 
 
-_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def file_checksum_ok(path: Path, expected: str) -> bool:
-    """Whether ``path`` matches a Hub checksum: sha256 for large (LFS) files, git's blob sha1 else."""
-    import hashlib
-
-    if len(expected) == 64:
-        h = hashlib.sha256()
-    else:
-        h = hashlib.sha1()
-        h.update(b"blob %d\0" % path.stat().st_size)
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest() == expected
-
-
-def verify_snapshot(snap: Path) -> list[str]:
+def verify_snapshot(snap: Path, verified: set[str] = frozenset()) -> list[str]:
     """Check each file of a downloaded snapshot against the checksum its blob is named by; a file
-    that does not match is deleted (blob and link) and its name returned."""
+    that does not match is deleted (blob and link) and its name returned. Blobs in ``verified``
+    (large files checked as they were downloaded) are not read again."""
     bad = []
     for link in sorted(snap.rglob("*")):
         if not link.is_symlink():
             continue  # a copied file (no symlinks on this disk): no checksum to compare with
         blob = link.resolve()
-        if not blob.is_file() or not _HEX.fullmatch(blob.name):
+        if not blob.is_file() or not is_hub_checksum(blob.name) or blob.name in verified:
             continue
         if not file_checksum_ok(blob, blob.name):
             blob.unlink(missing_ok=True)

@@ -10,7 +10,6 @@ huggingface_hub itself uses; ``snapshot_download`` then finds the blob and only 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any, Callable
 
 from ..cancel import CancelToken
 from .base import ExpertError
+from .checksums import file_checksum_ok
 from .local_cache import repo_folder_name
 
 PARTIAL = ".jarvis-partial"
@@ -93,19 +93,11 @@ def fetch_large_files(repo_id: str, files: RepoFiles, cache: Path, token: str | 
         part = blobs / (f.sha256 + PARTIAL)
         url = hf_hub_url(repo_id, f.name, revision=files.commit, endpoint=endpoint)
         _download(url, headers, part, f.size, added, cancel)
-        if not _sha256_ok(part, f.sha256):
+        if not file_checksum_ok(part, f.sha256):
             part.unlink(missing_ok=True)
             raise ExpertError(f"Downloading '{repo_id}' gave 1 file(s) whose checksum does not match the Hub's "
                               f"(e.g. {f.name}): they were deleted. Run the same pull again to fetch them afresh.")
         os.replace(part, blob)
-
-
-def _sha256_ok(path: Path, expected: str) -> bool:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest() == expected
 
 
 def _download(url: str, headers: dict[str, str], part: Path, size: int, added: Callable[[int], None],

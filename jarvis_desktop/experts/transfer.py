@@ -25,6 +25,7 @@ from ..cancel import CancelToken
 from ..config import Settings
 from ..task_types import TASK_TYPES
 from .base import ExpertError
+from .checksums import git_blob_hasher, is_hub_checksum
 from .local_cache import model_id_of, repo_folder_name, snapshot_dir
 from .model_store import DownloadProgress, default_models, list_cached
 
@@ -95,7 +96,7 @@ class _Meter:
 def _copy_hashing(src: Path, dst: Path, meter: _Meter, git_sha1: bool = False) -> tuple[str, str]:
     """Copy ``src`` to ``dst`` in one pass; returns (sha256, git blob sha1 or "")."""
     sha = hashlib.sha256()
-    git = hashlib.sha1(b"blob %d\0" % src.stat().st_size) if git_sha1 else None
+    git = git_blob_hasher(src.stat().st_size) if git_sha1 else None
     dst.parent.mkdir(parents=True, exist_ok=True)
     with src.open("rb") as fi, dst.open("wb") as fo:
         while chunk := fi.read(CHUNK):
@@ -260,7 +261,7 @@ def _from_hf_cache(src: Path) -> list[_Incoming]:
             if not p.is_file():
                 continue
             blob = p.resolve()
-            check = blob.name if p.is_symlink() and len(blob.name) in (40, 64) and _is_hex(blob.name) else ""
+            check = blob.name if p.is_symlink() and is_hub_checksum(blob.name) else ""
             files.append((p.relative_to(snap).as_posix(), blob, None, check))
         out.append(_Incoming(mid, snap.name, files))
     return out
@@ -283,21 +284,17 @@ def _from_local_dir(src: Path, repo_id: str | None) -> list[_Incoming]:
             if len(lines) >= 2:
                 commits.add(lines[0].strip())
                 etag = lines[1].strip().strip('"')
-                check = etag if len(etag) in (40, 64) and _is_hex(etag) else ""
+                check = etag if is_hub_checksum(etag) else ""
         files.append((rel, p, None, check))
     if not files:
         raise ExpertError(f"{src} holds no model files.")
-    revision = next(iter(commits)) if len(commits) == 1 and _is_hex(next(iter(commits))) else ""
+    revision = next(iter(commits)) if len(commits) == 1 and is_hub_checksum(next(iter(commits)).lower()) else ""
     if not revision:  # no recorded commit: a stable name made from the files themselves
         h = hashlib.sha1()
         for rel, p, _, check in files:
             h.update(f"{rel}:{p.stat().st_size}:{check}".encode())
         revision = h.hexdigest()
     return [_Incoming(repo_id, revision, files)]
-
-
-def _is_hex(s: str) -> bool:
-    return bool(s) and all(c in "0123456789abcdef" for c in s.lower())
 
 
 def import_models(src: str | Path, settings: Settings, repo_id: str | None = None,
