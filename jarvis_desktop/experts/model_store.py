@@ -169,6 +169,22 @@ class DownloadProgress:
     def bytes_per_second(self) -> float:
         return self.done_bytes / self.seconds if self.seconds > 0 else 0.0
 
+    @property
+    def text(self) -> str:
+        """What a progress bar says: "120 MB of 450 MB at 8.2 MB/s"."""
+        return f"{size_text(self.done_bytes)} of {size_text(self.total_bytes)} at {size_text(self.bytes_per_second)}/s"
+
+
+def size_text(n: float) -> str:
+    """A byte count as people read it (kB, MB, GB)."""
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} GB"
+    if n >= 1e7:
+        return f"{n / 1e6:.0f} MB"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e3:.0f} kB"
+
 
 def pull(model_id: str, settings: Settings, variant: str = "", revision: str | None = None,
          progress: Any = True, endpoint: str | None = None,

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 
 from .. import secrets
 from ..config import INFERENCE_MODES, PLANNERS, SECRET_FIELDS, Settings, load_settings, save_settings
+from ..experts.model_store import size_text
 from .workers import run_job
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -107,26 +108,12 @@ class ModelsPage(QWidget):
         self.transfer_done = False
         self._after_refresh = ""
         self.endpoint: str | None = None  # a Hub mirror; None: HF_ENDPOINT or huggingface.co
-        try:
-            from ..experts import model_store  # noqa: F401
-        except ImportError as e:
-            self._store_missing = f"Model management is not installed ({e})."
-        else:
-            self._store_missing = ""
-        if self._store_missing:
-            for w in (self.pull_button, self.remove_button, self.refresh_button, self.export_button, self.import_button,
-                      self.setup_button):
-                w.setEnabled(False)
-                w.setToolTip(self._store_missing)
-            self.status.setText(self._store_missing)
-        elif settings.offline:
+        if settings.offline:
             self.pull_button.setEnabled(False)
             self.pull_button.setToolTip("Offline mode is on: turn it off (Experts page) to download models.")
         self.refresh()
 
     def refresh(self) -> None:
-        if self._store_missing:
-            return
         from ..experts import model_store
 
         settings = self.settings
@@ -152,11 +139,11 @@ class ModelsPage(QWidget):
         for i, m in enumerate(models):
             self.table.setItem(i, 0, QTableWidgetItem(m.model_id))
             self.table.setItem(i, 1, QTableWidgetItem(", ".join(m.tasks) or "?"))
-            size = QTableWidgetItem(_size(m.size_bytes))
+            size = QTableWidgetItem(size_text(m.size_bytes))
             size.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(i, 2, size)
         total = sum(m.size_bytes for m in models)
-        self.status.setText(f"{len(models)} model{'s' if len(models) != 1 else ''} in the cache, {_size(total)}."
+        self.status.setText(f"{len(models)} model{'s' if len(models) != 1 else ''} in the cache, {size_text(total)}."
                             if models else "No models in the cache yet.")
         if shipped:
             items = ", ".join(f"{t} ({mid})" for t, mid in sorted(shipped.items()))
@@ -198,7 +185,7 @@ class ModelsPage(QWidget):
             self._poll.stop()
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * p.done_bytes / p.total_bytes))
-            self.progress.setFormat(f"{_size(p.done_bytes)} of {_size(p.total_bytes)} at {_size(p.bytes_per_second)}/s")
+            self.progress.setFormat(p.text)
             self.status.setText(f"Pulling {p.model_id}…")
 
     def _poll_size(self) -> None:
@@ -206,7 +193,7 @@ class ModelsPage(QWidget):
 
         folder = self.settings.model_cache_path / repo_folder_name(self._pulling)
         if folder.is_dir():
-            self.status.setText(f"Pulling {self._pulling}… {_size(_dir_bytes(folder))} so far")
+            self.status.setText(f"Pulling {self._pulling}… {size_text(_dir_bytes(folder))} so far")
 
     def _pull_done(self) -> None:
         self._poll.stop()
@@ -219,7 +206,7 @@ class ModelsPage(QWidget):
 
     def _pulled(self, result) -> None:
         self._pull_done()
-        self._after_refresh = f"Pulled {result.model_id} ({_size(result.size_bytes)}) in {result.seconds:.0f} s."
+        self._after_refresh = f"Pulled {result.model_id} ({size_text(result.size_bytes)}) in {result.seconds:.0f} s."
         self.refresh()  # the message shows once the list is in
 
     def _pull_failed(self, message: str) -> None:
@@ -255,7 +242,7 @@ class ModelsPage(QWidget):
     def _transfer_progress(self, p) -> None:
         if p.total_bytes:
             self.progress.setValue(int(1000 * p.done_bytes / p.total_bytes))
-        self.progress.setFormat(f"{_size(p.done_bytes)} of {_size(p.total_bytes)} at {_size(p.bytes_per_second)}/s")
+        self.progress.setFormat(p.text)
 
     def _transfer_finished(self, message: str) -> None:
         for b in (self.export_button, self.import_button):
@@ -273,7 +260,7 @@ class ModelsPage(QWidget):
 
         def done(r) -> None:
             skipped = (" Skipped: " + "; ".join(r.skipped) + ".") if r.skipped else ""
-            self._transfer_finished(f"Exported {len(r.models)} model(s), {_size(r.bytes)}, to {r.folder}. On the other "
+            self._transfer_finished(f"Exported {len(r.models)} model(s), {size_text(r.bytes)}, to {r.folder}. On the other "
                                     f"computer: Settings › Models › Import, or jarvis models import DIR.{skipped}")
 
         run_job(lambda report: export_models(folder, settings, names, on_progress=report), done,
@@ -318,17 +305,9 @@ class ModelsPage(QWidget):
             self.status.setText(str(e))
             return
         self.refresh()
-        self.status.setText(f"Removed {mid} ({_size(freed)} freed).")
+        self.status.setText(f"Removed {mid} ({size_text(freed)} freed).")
 
 
-def _size(n: int) -> str:
-    if n >= 1e9:
-        return f"{n / 1e9:.1f} GB"
-    if n >= 1e7:
-        return f"{n / 1e6:.0f} MB"
-    if n >= 1e6:
-        return f"{n / 1e6:.1f} MB"
-    return f"{n / 1e3:.0f} kB"
 
 
 class SettingsDialog(QDialog):

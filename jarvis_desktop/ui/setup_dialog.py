@@ -10,11 +10,8 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QGridLayout, QHBoxLayout, QLa
                                QVBoxLayout, QWidget)
 
 from ..cancel import CancelToken
+from ..experts.model_store import size_text
 from .workers import run_job
-
-
-def _size(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 class SetupDialog(QDialog):
@@ -50,7 +47,7 @@ class SetupDialog(QDialog):
                              "it needs once; afterwards they work without network."))
         for p in self.packs:
             plan = self.plans[p.id]
-            size = "ready" if not plan.models else f"{_size(plan.total_mb * 1e6)} to download"
+            size = "ready" if not plan.models else f"{size_text(plan.total_mb * 1e6)} to download"
             box = QCheckBox(f"{p.title} ({size})")
             box.setToolTip(p.summary)
             box.setEnabled(bool(plan.models))
@@ -59,7 +56,7 @@ class SetupDialog(QDialog):
             hint = QLabel(f"<span style='color:#555'>{p.summary}</span>")
             hint.setWordWrap(True)
             lay.addWidget(hint)
-        self.free = QLabel(f"Free disk space for models: {_size(disk_free(settings))} ({settings.model_cache_path})")
+        self.free = QLabel(f"Free disk space for models: {size_text(disk_free(settings))} ({settings.model_cache_path})")
         self.free.setWordWrap(True)
         lay.addWidget(self.free)
         self.progress_area = QGridLayout()
@@ -113,14 +110,14 @@ class SetupDialog(QDialog):
             return
         total = sum(m.size_mb for m in models) * 1e6
         if total > disk_free(self.settings):
-            self.status.setText(f"Not enough disk space: about {_size(total)} needed, "
-                                f"{_size(disk_free(self.settings))} free.")
+            self.status.setText(f"Not enough disk space: about {size_text(total)} needed, "
+                                f"{size_text(disk_free(self.settings))} free.")
             return
         for i, m in enumerate(models):
             label = QLabel(m.model_id)
             bar = QProgressBar()
             bar.setRange(0, 1000)
-            bar.setFormat(f"0 of about {_size(m.size_mb * 1e6)}")
+            bar.setFormat(f"0 of about {size_text(m.size_mb * 1e6)}")
             self.progress_area.addWidget(label, i, 0)
             self.progress_area.addWidget(bar, i, 1)
             self.bars[m.model_id], self.bar_labels[m.model_id] = bar, label
@@ -138,7 +135,7 @@ class SetupDialog(QDialog):
             return
         if p.total_bytes:
             bar.setValue(int(1000 * p.done_bytes / p.total_bytes))
-        bar.setFormat(f"{_size(p.done_bytes)} of {_size(p.total_bytes)} at {_size(p.bytes_per_second)}/s")
+        bar.setFormat(p.text)
 
     def cancel(self) -> None:
         if self.cancel_token is not None:
