@@ -125,14 +125,11 @@ class LLMPlanner:
 def unread_attachments(plan: Plan, attachments: list[Attachment]) -> list[str]:
     """An error per attached file no task reads: a valid plan that ignores the user's file (speech
     of "hello" for "caption a.png") answers some other request."""
-    values: set[str] = set()
-    for t in plan.tasks:
-        for v in t.args.values():
-            if isinstance(v, str):
-                values.add(v.strip().strip("'\""))
+    # validation has already replaced every file a plan reads by its attachment's path
+    read = {v for t in plan.tasks for v in t.args.values() if isinstance(v, str)}
     errors = []
     for a in attachments:
-        if not any(v == str(a.path) or v.lower().endswith(a.name.lower()) for v in values):
+        if str(a.path) not in read:
             errors.append(f"no task reads the attached file '{shown(a.name)}'; the plan must use the files "
                           "the user attached")
     return errors
