@@ -125,8 +125,3 @@ def probe(endpoint: str | None = None, timeout: float = 5.0) -> OSError | None:
             return None
     except OSError as e:
         return e
-
-
-def hub_reachable(endpoint: str | None = None, timeout: float = 3.0) -> bool:
-    """Whether the Hub's host answers (for the setup step: offline, it explains export/import)."""
-    return probe(endpoint, timeout) is None

@@ -99,7 +99,7 @@ class ModelSelector:
             return Choice(task.id, task.task, "", "no model in the catalog for this task", None, [])
         runnable = [c for c in cands if c.where]
         if not runnable:
-            suggested = _suggested_download(task.task, ids)
+            suggested = _suggested_download(task.task)
             if suggested:
                 return Choice(task.id, task.task, suggested, f"the suggested download for {task.task}; "
                               "it is not on this machine (nor is any other model for it)", None, ids)
@@ -124,7 +124,7 @@ class ModelSelector:
         others = [c for c in every if not is_text_reader(c.id)]
         k = max(1, self.settings.candidates)
         if need == READ:
-            choice = self._choose(task, request, (sorted(readers, key=lambda c: not c.where) + others)[:k])
+            choice = self._choose(task, request, (readers + others)[:k])
             choice.need = READ
             if not choice.where and readers:
                 choice.model_id = readers[0].id
@@ -172,7 +172,7 @@ class ModelSelector:
         return Choice(task.id, task.task, c.id, reason, c.where, ids)
 
 
-def _suggested_download(task: str, ids: list[str]) -> str:
+def _suggested_download(task: str) -> str:
     """The curated default for ``task`` (small, permissive licence), else ""."""
     try:
         from ..experts.model_store import default_models
