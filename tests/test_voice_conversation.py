@@ -24,7 +24,9 @@ from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpe
 pytestmark = pytest.mark.slow
 
 ANSWERS = [
-    "It is twelve o'clock. The sun is high in the sky. Enjoy your lunch and have a lovely afternoon.",
+    # sentence 1 is long, so the user's interruption lands inside it even on a loaded machine
+    "It is twelve o'clock. The sun is high in the sky, the birds are singing in the old oak trees, and half of "
+    "the town is out walking along the river in the warm midday light. Enjoy your lunch and have a lovely afternoon.",
     "Why did the cat sit on the computer? To keep an eye on the mouse.",
 ]
 
@@ -84,8 +86,8 @@ def test_a_conversation_with_barge_in_and_self_echo(tmp_path):
         events.append(e)
         speaker_event(e)
 
-    mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, speed=2.0, **kw))
-    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(speed=2.0, **kw))
+    mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw))
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(**kw))
     out, err = io.StringIO(), io.StringIO()
     room.say(silence(0.3))
     room.say(spoken("What time is it"))
