@@ -6,7 +6,8 @@ argument-type and argument-value F1, exact-plan rate, empty plans, plans per sec
     python bench/taskbench.py --data bench/data/dev_requests_check.jsonl   # HuggingGPT-form set
 
 ``--folds K`` trains the step classifier K times, each time on all dev folds but one, and plans the
-fold it did not see; every figure printed under "held-out" comes from such folds. It also prints
+fold it did not see; every figure printed under "held-out" comes from such folds, and ``--out`` gets
+those held-out predictions (one line per dev sample, to read the errors). It also prints
 the old "fit on all of dev" figures (the phrase-table planner, and the shipped model, whose
 training data includes dev) next to them.
 
@@ -173,7 +174,7 @@ def print_plan_form(native, mapped: Scores, by_voice: dict[str, list[int]]) -> N
         print("exact by voice: " + "  ".join(f"{v or '-'} {a}/{n}" for v, (a, n) in sorted(by_voice.items())))
 
 
-def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, compare: bool) -> None:
+def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, compare: bool, out: Path | None = None) -> None:
     """Held-out figures: each fold planned by a model fitted on the other folds only."""
     from jarvis_desktop.planning.corpus import step_bags, taskbench_bags
     from jarvis_desktop.planning.cv import splits
@@ -200,6 +201,11 @@ def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, co
         plan_time += time.perf_counter() - t2
         print(f"fold {j + 1}/{k}: fitted on {len(fit_idx)}, planned {len(held)} held out ({t2 - t1:.1f} s to fit)")
     s = score(((results[i], r, str(r.get("type", ""))) for i, r in enumerate(rows)), links_from=edges_from)
+    if out is not None:  # the held-out predictions, one per dev sample, for reading errors
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w", encoding="utf-8") as f:
+            for i, r in enumerate(rows):
+                f.write(json.dumps({"id": r.get("id"), "result": results[i]}, ensure_ascii=False) + "\n")
     print(f"plans/s: {len(rows) / plan_time:.1f}   ms/plan: {1000 * plan_time / len(rows):.1f}")
     print_taskbench(s, f"HELD-OUT: {k}-fold cross-validation on {len(rows)} dev samples (learned planner, every fold planned by a model not fitted on it)")
     if compare:
@@ -234,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.folds:
         if plan_form or not all("task_nodes" in r for r in rows):
             raise SystemExit("--folds needs TaskBench data with gold task_nodes (the dev split)")
-        run_folds(rows, a.folds, a.seed, a.edges_from, not a.no_compare)
+        run_folds(rows, a.folds, a.seed, a.edges_from, not a.no_compare, a.out)
         return 0
     plan = make_planner(a.planner, a.detector)
     if plan_form:
