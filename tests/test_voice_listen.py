@@ -211,7 +211,7 @@ def test_noise_only_and_tiny_utterances_are_reported_as_no_speech(transcriber, t
 
 def test_a_failed_recognition_keeps_the_audio_for_a_retry(tmp_path):
     class BrokenTranscriber:  # a recogniser that fails, as one does when its model is damaged
-        def transcribe(self, audio):
+        def transcribe(self, audio, **options):
             raise RuntimeError("model file is damaged")
 
     rec = Recognizer(BrokenTranscriber(), keep_dir=tmp_path / "rec")

@@ -105,7 +105,7 @@ def listen_with_turns(sig, transcriber, detector):
 
 
 def test_a_finished_question_ends_the_turn_at_the_pause_not_after_the_fixed_silence(transcriber, detector):
-    speech = spoken("What is the weather like in Paris today?")
+    speech = spoken("What is the capital of Australia?")
     sig = np.concatenate([noise(0.5), speech + noise(len(speech) / SR, seed=1), noise(2.5, seed=2)])
     speech_end = int(0.5 * SR) + len(speech)
     ended, taker = listen_with_turns(sig, transcriber, detector)
@@ -113,13 +113,17 @@ def test_a_finished_question_ends_the_turn_at_the_pause_not_after_the_fixed_sile
     # over at the first pause: far sooner than the configured silence
     assert ended[0].end - speech_end < 0.5 * MAX_WAIT_MS * SR / 1000
     assert taker.decisions[-1][1].verdict == "complete"
-    assert "paris" in taker.decisions[-1][0].lower()
+    assert "australia" in taker.decisions[-1][0].lower()
 
 
 @pytest.mark.parametrize("first,rest", [
     ("Can you tell me what", "time it is in Tokyo"),
     ("Translate this sentence into", "French for me"),
     ("I would like you to", "read the answer aloud"),
+    # cut here, Whisper finishes the sentence with a guess ("What is the capital done?", "Set a
+    # timer for it"): only its doubt about that last word keeps the turn open
+    ("What is the capital of", "Australia"),
+    ("Set a timer for", "ten minutes"),
 ])
 def test_a_pause_in_an_unfinished_sentence_does_not_cut_it(transcriber, detector, first, rest):
     a, b = spoken(first), spoken(rest)
@@ -236,6 +240,17 @@ def test_a_finished_sentence_recognised_with_low_confidence_waits_a_little(detec
     d = detector.judge("I would like YouTube.", confidence=-0.8)  # "I would like you to", garbled
     assert d.verdict == "unsure" and 0 < d.wait_ms < MAX_WAIT_MS
     assert detector.judge("I would like a coffee.", confidence=-0.3).verdict == "complete"
+
+
+def test_a_finished_sentence_whose_last_word_was_a_guess_waits_a_little(detector, transcriber):
+    d = detector.judge("Set a timer for it.", confidence=-0.4, last_word=0.65)
+    assert d.verdict == "unsure" and 0 < d.wait_ms < MAX_WAIT_MS and "guess" in d.reason
+    assert detector.judge("Set a timer for ten minutes.", confidence=-0.4, last_word=0.9).verdict == "complete"
+    # the probability comes from the real recogniser: sure of a whole request's last word, less
+    # sure of a word it invented to finish one cut off at a pause
+    whole = transcriber.transcribe(np.concatenate([noise(0.3), spoken("What is the capital of Australia?"), noise(0.2)]))
+    cut = transcriber.transcribe(np.concatenate([noise(0.3), spoken("Set a timer for", wpm=190), noise(0.16)]))
+    assert whole.segments[-1].last_word_prob > 0.75 > cut.segments[-1].last_word_prob, (whole.text, cut.text)
 
 
 # --- recordings in the session log ---------------------------------------------------------------------

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .asr import LIVE_BEAM_SIZE
 from .errors import AudioDeviceError, EmptyUtterance, VoiceError
 from .vad import Endpointer, SpeechPaused, SpeechResumed, SpeechStarted, UtteranceEnded
 
@@ -351,8 +352,10 @@ class Recognition:
 class Recognizer:
     """Transcribes utterances on a worker thread, speculatively from the first pause."""
 
-    def __init__(self, transcriber, *, keep_dir: Path | None = None, min_speech_s: float = 0.25):
+    def __init__(self, transcriber, *, keep_dir: Path | None = None, min_speech_s: float = 0.25,
+                 beam_size: int | None = None):
         self.transcriber = transcriber
+        self.beam_size = beam_size or LIVE_BEAM_SIZE
         self.keep_dir = Path(keep_dir) if keep_dir else None
         self.min_speech_s = min_speech_s
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr")
@@ -418,7 +421,7 @@ class Recognizer:
                            seconds=time.perf_counter() - t0)
 
     def _transcribe(self, audio):
-        return self.transcriber.transcribe(audio)
+        return self.transcriber.transcribe(audio, beam_size=self.beam_size)
 
     def _keep(self, utt: Utterance) -> Path | None:
         if self.keep_dir is None or len(utt.audio) == 0:

@@ -31,9 +31,10 @@ _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\- ]+)+[\\/]([\w.\-]+\.\w{1,5})")
 _URL = re.compile(r"https?://\S+")
 #: A shell command in an answer ("jarvis models pull org/name"): shown on screen, too long to hear.
 _COMMAND = re.compile(r"`?\bjarvis (?:models|sessions) \w+(?: (?!\s)[^\s,;`]*[^\s.,;`])*`?")
-#: Words that open a phrase: a first piece can end before one of them and still sound whole.
-_PHRASE = re.compile(r"\s(?:on|in|at|with|and|but|for|to|from|by|as|that|which|while|because|or|into|"
-                     r"about|after|before|using|so)\s", re.I)
+#: Words that open a phrase (prepositions, conjunctions, articles): a first piece can end before
+#: one of them and still sound whole.
+_LEAD = re.compile(r"\s(?:on|in|at|with|and|but|for|to|from|by|as|that|which|while|because|or|into|"
+                   r"about|after|before|using|so|of|a|an|the|this|these|those|my|your|its|their|our)\s", re.I)
 
 
 def speakable(text: str) -> str:
@@ -47,6 +48,18 @@ def speakable(text: str) -> str:
     t = re.sub(r"[*_`#>|]+", " ", t)
     t = re.sub(r"^\s*(?:[-•]|\d+[.)])\s+", "", t, flags=re.M)
     return re.sub(r"\s+", " ", t).strip()
+
+
+def trim_trailing_silence(samples, rate: int, keep_ms: int = 40, floor: float = 0.01):
+    """``samples`` without the silence a voice puts after a phrase, but ``keep_ms`` of it: a piece
+    cut mid-sentence then flows into the next one like words within a sentence (piper ends every
+    piece as if it were a sentence, with about 150-200 ms of silence)."""
+    import numpy as np
+
+    loud = np.flatnonzero(np.abs(samples) > floor)
+    if len(loud) == 0:
+        return samples
+    return samples[: min(len(samples), int(loud[-1]) + 1 + rate * keep_ms // 1000)]
 
 
 class SentenceSplitter:
@@ -79,6 +92,23 @@ class SentenceSplitter:
 
     def _find_cut(self) -> int | None:
         buf = self._buf
+        end = self._sentence_end(buf)
+        if self.quick_first:
+            lead = self._lead_cut(buf, end)
+            if lead is not None:
+                return lead
+        if end is not None:
+            return end
+        if len(buf) > self.max_chars:  # a run-on sentence: cut at the last comma or space
+            at = max(buf.rfind(", ", 0, self.max_chars), buf.rfind("; ", 0, self.max_chars))
+            if at <= 0:
+                at = buf.rfind(" ", 0, self.max_chars)
+            return at + 1 if at > 0 else self.max_chars
+        return None
+
+    @staticmethod
+    def _sentence_end(buf: str) -> int | None:
+        """Where the first complete sentence (or line) ends, or None."""
         nl = buf.find("\n")
         for m in _END.finditer(buf):
             if nl != -1 and nl < m.start():
@@ -88,23 +118,28 @@ class SentenceSplitter:
             if m.group(1) == "." and (prev in _ABBREVIATIONS or len(prev) == 1 and prev.isalpha()):
                 continue  # "Dr. Smith", "J. Doe"
             return m.end()
-        if nl != -1:
-            return nl + 1
-        if self.quick_first:
-            m = re.search(r"[,;:]\s", buf[24:])
-            if m:
-                return 24 + m.end()
-            # no clause break yet: cut before the first phrase word after a few words, so the
-            # first piece (what the user waits for) is synthesised in a fraction of the time;
-            # the next piece follows on the same stream with no gap
-            m = _PHRASE.search(buf, 20)
-            if m and len(buf[: m.start()].split()) >= 4:
-                return m.start() + 1
-        if len(buf) > self.max_chars:  # a run-on sentence: cut at the last comma or space
-            at = max(buf.rfind(", ", 0, self.max_chars), buf.rfind("; ", 0, self.max_chars))
-            if at <= 0:
-                at = buf.rfind(" ", 0, self.max_chars)
-            return at + 1 if at > 0 else self.max_chars
+        return nl + 1 if nl != -1 else None
+
+    @staticmethod
+    def _lead_cut(buf: str, end: int | None) -> int | None:
+        """The first piece is what the user waits for, and synthesis time follows its length: end
+        it early, even inside a finished first sentence. At its first clause break (a comma after
+        a few words) when there is one, else before the first phrase word or article after three
+        words; the rest of the sentence follows on the same stream. A sentence too short to
+        leave two words after the cut stays whole."""
+        limit = len(buf) if end is None else end
+        sentence = buf[:limit]
+
+        def enough_left(at: int) -> bool:
+            return end is None or len(re.findall(r"\w+", sentence[at:])) >= 2
+
+        m = re.search(r"[,;:]\s", sentence[24:])
+        if m and enough_left(24 + m.end()):
+            return 24 + m.end()
+        for m in re.finditer(r"\s(?=\S)", sentence):
+            before = sentence[: m.start()].split()
+            if len(before) >= 3 and _LEAD.match(sentence, m.start()) and not _LEAD.match(f" {before[-1]} "):
+                return m.start() + 1 if enough_left(m.start() + 1) else None  # not "of | the"
         return None
 
 
@@ -295,6 +330,8 @@ class StreamingSpeaker:
                 self._emit("failed", idx, text, ans)
                 self._done_one()
                 continue
+            if not re.search(r"[.!?…,;:][\"')\]]*$", text):  # a piece cut mid-sentence: no full pause after it
+                samples = trim_trailing_silence(samples, rate)
             self._emit("synthesized", idx, text, ans)
             self._audio_q.put((gen, ans, idx, text, samples, rate))
 

@@ -65,6 +65,9 @@ class TurnDetector:
     max_wait_ms: int = 1200
     unsure_wait_ms: int = 700
     min_confidence: float = -0.6  # Whisper avg log-prob below which "complete" becomes "unsure"
+    #: Whisper's probability of the last word below which "complete" becomes "unsure": cut off at
+    #: a pause, Whisper ends the sentence with a guess ("Set a timer for" -> "Set a timer for it")
+    min_last_word: float = 0.75
     use_spacy: bool = True
 
     def load(self) -> bool:
@@ -74,8 +77,9 @@ class TurnDetector:
     def _nlp(self):
         return _load_parser() if self.use_spacy else None
 
-    def judge(self, text: str, confidence: float | None = None) -> TurnDecision:
-        """``confidence``: Whisper's mean token log-probability of ``text``, when known."""
+    def judge(self, text: str, confidence: float | None = None, last_word: float | None = None) -> TurnDecision:
+        """``confidence``: Whisper's mean token log-probability of ``text``; ``last_word``: its
+        probability of the last word (both when known)."""
         t = " ".join((text or "").split())
         words = re.findall(r"[a-z']+", t.lower())
         if not words:
@@ -89,7 +93,7 @@ class TurnDetector:
         nlp = self._nlp()
         if nlp is None:
             if ends_sentence and len(words) >= 2:
-                return self._complete(confidence, "a full stop after a few words")
+                return self._complete(confidence, last_word, "a full stop after a few words")
             return self._wait("unsure", "no parser")
         doc = nlp(t)
         toks = [tok for tok in doc if not tok.is_punct and not tok.is_space]
@@ -101,23 +105,25 @@ class TurnDetector:
         ):
             return self._wait("incomplete", f"'{end.text}' still needs its object")
         if ends_sentence and len(toks) <= 2 and last not in DANGLING:  # "Thanks.", "Hi there."
-            return self._complete(confidence, "a short complete reply")
+            return self._complete(confidence, last_word, "a short complete reply")
         if end.pos_ in _OPEN_POS and not (end.pos_ == "PART" and end.lower_ in ("not", "n't")):
             return self._wait("incomplete", f"ends on a {end.pos_.lower()} '{end.text}'")
         sent = list(doc.sents)[-1]
         verbs = [tok for tok in sent if tok.pos_ in ("VERB", "AUX")]
         question = t.rstrip("\"')] ").endswith("?")
         if ends_sentence and (verbs or question):
-            return self._complete(confidence, "a finished sentence")
+            return self._complete(confidence, last_word, "a finished sentence")
         if verbs and sent.root.pos_ in ("VERB", "AUX") and len(toks) >= 3:
-            return self._complete(confidence, "a whole clause (no punctuation)")
+            return self._complete(confidence, last_word, "a whole clause (no punctuation)")
         return self._wait("unsure", "a fragment")
 
-    def _complete(self, confidence: float | None, reason: str) -> TurnDecision:
+    def _complete(self, confidence: float | None, last_word: float | None, reason: str) -> TurnDecision:
         """Complete, unless Whisper doubted its own words: a garbled last word ("you to" heard
         as "YouTube") reads as a finished sentence, so a low-confidence decode waits a little."""
         if confidence is not None and confidence < self.min_confidence:
             return self._wait("unsure", f"{reason}, but recognised with low confidence ({confidence:.2f})")
+        if last_word is not None and last_word < self.min_last_word:
+            return self._wait("unsure", f"{reason}, but its last word may be a guess (p={last_word:.2f})")
         return TurnDecision("complete", 0, reason)
 
     def _wait(self, verdict: str, reason: str) -> TurnDecision:
@@ -148,7 +154,8 @@ class TurnTaker:
                 return
             segments = getattr(transcript, "segments", None) or []
             confidence = min((seg.avg_logprob for seg in segments), default=None)
-            decision = self.detector.judge(transcript.text, confidence)
+            last_word = getattr(segments[-1], "last_word_prob", None) if segments else None
+            decision = self.detector.judge(transcript.text, confidence, last_word)
             self.decisions.append((transcript.text, decision))
             if decision.wait_ms < self.detector.max_wait_ms:
                 self.end_turn(paused.start, paused.end, decision.wait_ms)
