@@ -207,3 +207,40 @@ def test_an_audio_output_plays_and_stops(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: item.button.text() == "▶ Play", timeout=5_000)
     assert not w.voice.is_playing(str(wav))
     assert w.played[-1].frames < 16000 * 3  # stopped well before the end of the clip
+
+
+def test_hands_free_cancels_what_the_answer_plays(qtbot, window):
+    """Open speakers: the window's spoken answer is written to the echo reference that the
+    hands-free microphone's canceller subtracts (the same WebRTC AEC3 path as ``jarvis listen``),
+    and the hands-free input runs through that canceller."""
+    import numpy as np
+
+    from jarvis_desktop.voice.echo import EchoCanceller
+    from jarvis_desktop.voice.listener import VoiceInput
+
+    w = window
+    inputs = []
+    start = VoiceInput.start
+
+    def recording_start(self):
+        inputs.append(self)
+        return start(self)
+
+    VoiceInput.start = recording_start
+    try:
+        w.hands_free.setChecked(True)
+        qtbot.waitUntil(lambda: w.conversation.last("user") is not None, timeout=60_000)
+    finally:
+        VoiceInput.start = start
+    assert len(inputs) == 1 and isinstance(inputs[0].echo, EchoCanceller)
+    assert inputs[0].echo.reference is w.voice.echo_reference()
+    speaking = []
+    w.voice.speaking_changed.connect(speaking.append)
+    qtbot.waitUntil(lambda: True in speaking, timeout=120_000)
+    qtbot.waitUntil(lambda: w.voice._speaker.events and any(e.kind == "played" for e in w.voice._speaker.events),
+                    timeout=60_000)
+    heard = w.voice.echo_reference().read(time.monotonic() - 3.5, int(3.5 * 16000))
+    assert np.abs(heard).max() > 0.05  # the answer's voice, as the canceller will subtract it
+    w.hands_free.setChecked(False)
+    qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
+    qtbot.waitUntil(lambda: not w.busy, timeout=120_000)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -80,6 +81,7 @@ class VoiceBridge(QObject):
         self._transcriber: Any = None
         self._speaker: Any = None
         self._speaker_lock = threading.Lock()
+        self._reference: Any = None  # echo.ReferenceTrack, shared by the speaker and hands-free
         self._player: Any = None
         self._playing_path = ""
         self._closed = False
@@ -149,20 +151,10 @@ class VoiceBridge(QObject):
         from ..voice.capture import Microphone
         from ..voice.errors import EmptyUtterance
 
-        hands_free = self.mode == "hands-free"
-        endpointer = None
-        taker = None
-        if hands_free:
-            from ..voice.listener import Recognizer
-            from ..voice.turn import TurnDetector, TurnTaker
-            from ..voice.vad import Endpointer, SpeechPaused, SpeechStarted, UtteranceEnded
-
-            # the turn ends when what was said is finished; silence_ms is only the upper bound
-            endpointer = Endpointer(silence_ms=self.settings.silence_ms, tail_ms=160)
-            detector = TurnDetector(max_wait_ms=self.settings.silence_ms)
-            detector.load()  # the parser loads now, not during the user's first pause
-            taker = TurnTaker(Recognizer(self._asr()), detector, endpointer.end_turn)
         mic = Microphone(self.settings.input_device, on_level=self.level.emit, stream_factory=self.stream_factory)
+        if self.mode == "hands-free":
+            self._capture_hands_free(mic)
+            return
         blocks: list[Any] = []
         with mic:
             while not self._stop.is_set():
@@ -172,23 +164,59 @@ class VoiceBridge(QObject):
                     continue
                 if block is None:
                     break
-                if endpointer is None:
-                    blocks.append(block.samples)
-                    continue
-                for e in endpointer.feed(block.samples, block.position):
-                    if isinstance(e, SpeechStarted) and self.speaking:
-                        self.stop_speaking()  # barge-in: the user talks over the answer
-                    elif isinstance(e, SpeechPaused):
-                        taker.on_pause(e)  # recognise the words so far and judge the turn
-                    elif isinstance(e, UtteranceEnded):
-                        self._recognized(taker.recognizer, e)
-        if endpointer is not None:
-            last = endpointer.flush()
-            if last is not None:
-                self._recognized(taker.recognizer, last)
-            taker.recognizer.close()
-        elif blocks:
+                blocks.append(block.samples)
+        if blocks:
             self._transcribe(np.concatenate(blocks), EmptyUtterance, quiet=False)
+
+    def _capture_hands_free(self, mic: Any) -> None:
+        """Hands-free, as in ``jarvis listen``: the assistant's own voice is cancelled from the
+        microphone (WebRTC AEC3 against what the speaker plays) and a speech start the echo
+        explains does not interrupt the answer; the turn ends when what was said is finished
+        (silence_ms is only the upper bound)."""
+        from ..voice.conversation import PAUSE_MS
+        from ..voice.echo import EchoCanceller
+        from ..voice.errors import AudioDeviceError
+        from ..voice.listener import Recognizer, VoiceInput
+        from ..voice.turn import TurnDetector, TurnTaker
+        from ..voice.vad import Endpointer
+
+        endpointer = Endpointer(silence_ms=self.settings.silence_ms, tail_ms=PAUSE_MS)
+        detector = TurnDetector(max_wait_ms=self.settings.silence_ms)
+        detector.load()  # the parser loads now, not during the user's first pause
+        recognizer = Recognizer(self._asr())
+        taker = TurnTaker(recognizer, detector, endpointer.end_turn)
+
+        def barge_in(_position: int) -> None:
+            if self.speaking:
+                self.stop_speaking()  # the user talks over the answer
+
+        vin = VoiceInput(
+            mic, mode="hands-free", endpointer=endpointer, on_speech_start=barge_in, on_pause=taker.on_pause,
+            on_utterance=lambda u: self._recognized(recognizer, u), on_error=lambda _m: None,
+            on_notice=lambda m: self.voice_error.emit(m[:1].upper() + m[1:]),
+            echo=EchoCanceller(self.echo_reference()),
+        )
+        vin.start()
+        try:
+            while not self._stop.wait(0.1) and vin.running:
+                pass
+        finally:
+            vin.stop()
+            if not vin.error:  # switched off: what was said so far still counts (a lost device flushed it)
+                rest = vin.hands_free.flush()
+                if rest is not None and len(rest.audio):
+                    self._recognized(recognizer, rest)
+            recognizer.close()
+        if vin.error:
+            raise AudioDeviceError(vin.error)
+
+    def echo_reference(self) -> Any:
+        """What the speaker plays, for the echo canceller (one track for the bridge's lifetime)."""
+        if self._reference is None:
+            from ..voice.echo import ReferenceTrack
+
+            self._reference = ReferenceTrack()
+        return self._reference
 
     def _transcribe(self, audio: Any, empty: type, quiet: bool) -> None:
         if self._closed:  # the window is closing: nobody is waiting for these words
@@ -259,7 +287,7 @@ class VoiceBridge(QObject):
                     from ..voice.speaker import EventSpeaker
 
                     player = Player(self.settings.output_device, volume=self.settings.volume,
-                                    stream_factory=self.output_stream_factory)
+                                    stream_factory=self.output_stream_factory, reference=self.echo_reference())
                     self._speaker = EventSpeaker(self.settings, player=player, on_event=self._speaker_event)
                 except Exception as e:
                     log.warning("spoken answers unavailable: %s", e)

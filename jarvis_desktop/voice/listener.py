@@ -225,6 +225,11 @@ class VoiceInput:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
+    @property
+    def running(self) -> bool:
+        """Still reading the microphone (False once stopped, or when the device went away)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def wait(self, timeout: float | None = None) -> None:
         if self._thread is not None:
             self._thread.join(timeout)
