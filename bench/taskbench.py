@@ -174,6 +174,13 @@ def print_plan_form(native, mapped: Scores, by_voice: dict[str, list[int]]) -> N
         print("exact by voice: " + "  ".join(f"{v or '-'} {a}/{n}" for v, (a, n) in sorted(by_voice.items())))
 
 
+def write_jsonl(path: Path, items) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for item in items:
+            f.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
 def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, compare: bool, out: Path | None = None) -> None:
     """Held-out figures: each fold planned by a model fitted on the other folds only."""
     from jarvis_desktop.planning.corpus import step_bags, taskbench_bags
@@ -202,10 +209,7 @@ def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, co
         print(f"fold {j + 1}/{k}: fitted on {len(fit_idx)}, planned {len(held)} held out ({t2 - t1:.1f} s to fit)")
     s = score(((results[i], r, str(r.get("type", ""))) for i, r in enumerate(rows)), links_from=edges_from)
     if out is not None:  # the held-out predictions, one per dev sample, for reading errors
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w", encoding="utf-8") as f:
-            for i, r in enumerate(rows):
-                f.write(json.dumps({"id": r.get("id"), "result": results[i]}, ensure_ascii=False) + "\n")
+        write_jsonl(out, ({"id": r.get("id"), "result": results[i]} for i, r in enumerate(rows)))
     print(f"plans/s: {len(rows) / plan_time:.1f}   ms/plan: {1000 * plan_time / len(rows):.1f}")
     print_taskbench(s, f"HELD-OUT: {k}-fold cross-validation on {len(rows)} dev samples (learned planner, every fold planned by a model not fitted on it)")
     if compare:
@@ -248,10 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         failures = empty = None
     else:
         preds, s, elapsed, failures, empty = run_taskbench(rows, plan, a.edges_from)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    with a.out.open("w", encoding="utf-8") as f:
-        for p in preds:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
+    write_jsonl(a.out, preds)
     n = len(rows)
     print(f"planner: {a.planner} ({a.detector})   samples: {n}   predictions: {a.out}")
     line = f"plans/s: {n / max(elapsed, 1e-9):.1f}   ms/plan: {1000 * elapsed / n:.1f}"

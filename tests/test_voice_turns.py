@@ -248,8 +248,10 @@ def test_a_finished_sentence_whose_last_word_was_a_guess_waits_a_little(detector
     assert detector.judge("Set a timer for ten minutes.", confidence=-0.4, last_word=0.9).verdict == "complete"
     # the probability comes from the real recogniser: sure of a whole request's last word, less
     # sure of a word it invented to finish one cut off at a pause
-    whole = transcriber.transcribe(np.concatenate([noise(0.3), spoken("What is the capital of Australia?"), noise(0.2)]))
-    cut = transcriber.transcribe(np.concatenate([noise(0.3), spoken("Set a timer for", wpm=190), noise(0.16)]))
+    whole = transcriber.transcribe(np.concatenate([noise(0.3), spoken("What is the capital of Australia?"), noise(0.2)]),
+                                   last_word=True)
+    cut = transcriber.transcribe(np.concatenate([noise(0.3), spoken("Set a timer for", wpm=190), noise(0.16)]),
+                                 last_word=True)
     assert whole.segments[-1].last_word_prob > 0.75 > cut.segments[-1].last_word_prob, (whole.text, cut.text)
 
 

@@ -426,7 +426,7 @@ class Recognizer:
                            seconds=time.perf_counter() - t0)
 
     def _transcribe(self, audio):
-        return self.transcriber.transcribe(audio, beam_size=self.beam_size)
+        return self.transcriber.transcribe(audio, beam_size=self.beam_size, last_word=True)
 
     def _keep(self, utt: Utterance) -> Path | None:
         if self.keep_dir is None or len(utt.audio) == 0:

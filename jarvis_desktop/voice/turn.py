@@ -154,7 +154,7 @@ class TurnTaker:
                 return
             segments = getattr(transcript, "segments", None) or []
             confidence = min((seg.avg_logprob for seg in segments), default=None)
-            last_word = getattr(segments[-1], "last_word_prob", None) if segments else None
+            last_word = segments[-1].last_word_prob if segments else None
             decision = self.detector.judge(transcript.text, confidence, last_word)
             self.decisions.append((transcript.text, decision))
             if decision.wait_ms < self.detector.max_wait_ms:
