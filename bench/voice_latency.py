@@ -75,7 +75,7 @@ class FirstSound:
         self.silent_after: list[float] = []
         self.then = then
 
-    def hear(self, block, rate) -> None:
+    def hear(self, block, rate, t: float | None = None) -> None:
         import numpy as np
 
         now = time.monotonic()
@@ -84,7 +84,7 @@ class FirstSound:
         else:
             self.silent_after.append(now)
         if self.then is not None:
-            self.then.hear(block, rate)
+            self.then.hear(block, rate, t)
 
 
 def speaker_with(synth, hook, reference=None):

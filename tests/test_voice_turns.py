@@ -182,10 +182,12 @@ def test_a_speaker_that_disappears_mid_reply_fails_the_rest_and_is_reopened_next
 
 
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
-def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth):
+@pytest.mark.parametrize("echo_delay, stall", [(0.03, 0.0), (0.2, 0.0), (0.03, 0.19)],
+                         ids=["laptop-speakers", "bluetooth-speaker-200ms", "capture-thread-stalls-as-reply-starts"])
+def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay, stall):
     room = LiveAudio(noise_level=0.002)
     reference = ReferenceTrack()
-    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2), **kw),
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2, delay_s=echo_delay), **kw),
                     reference=reference)
     speaker = StreamingSpeaker(synth, player)
     barge_ins: list[int] = []
@@ -201,6 +203,7 @@ def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth):
                      endpointer=Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160)).start()
     try:
         time.sleep(0.5)
+        room.stall_reader(stall)  # a busy process: the samples are captured on time, read late
         speaker.say("The image shows a grey cat asleep on a sofa. It was described by the captioning model.")
         assert speaker.wait(60)
         assert barge_ins == [] and not speaker.interrupted  # its own voice did not interrupt it

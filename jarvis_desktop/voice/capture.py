@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .clock import CaptureClock
 from .errors import AudioDeviceError
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,7 @@ class Microphone:
         self._pending = None  # samples waiting to fill a BLOCK
         self._lock = threading.Lock()
         self._position = 0
+        self._clock = CaptureClock(SAMPLE_RATE)  # 16 kHz samples after resampling
         self.level = 0.0
         self.dropped_blocks = 0
         self.rate = SAMPLE_RATE  # the rate the device actually runs at
@@ -199,7 +201,7 @@ class Microphone:
             self._resampler = StreamResampler(rate, SAMPLE_RATE) if int(rate) != SAMPLE_RATE else None
             self._pending = np.zeros(0, np.float32)
             self._position = 0
-            self._anchor = None
+            self._clock.reset()
             try:
                 self._stream = factory(
                     samplerate=rate, channels=1, dtype="int16", device=device,
@@ -260,23 +262,10 @@ class Microphone:
             x = self._resampler(x)
         buf = np.concatenate([self._pending, x]) if len(self._pending) else x.copy()
         n = len(buf) // BLOCK
-        t = self._clock(len(buf))
+        t = self._clock.first_sample_time(self._position, len(buf))
         for i in range(n):
             self._push(buf[i * BLOCK:(i + 1) * BLOCK], t + i * BLOCK / SAMPLE_RATE)
         self._pending = buf[n * BLOCK:]
-
-    def _clock(self, buffered: int) -> float:
-        """Monotonic time of the first buffered sample, from the sample count since an anchor
-        (callback times jitter by milliseconds; the sample clock does not), re-anchored when it
-        drifts more than 0.1 s from the callback time (a stall, an overflow)."""
-        now = time.monotonic() - buffered / SAMPLE_RATE  # the callback runs as the last sample arrives
-        anchor = getattr(self, "_anchor", None)
-        if anchor is not None:
-            t = anchor[0] + (self._position - anchor[1]) / SAMPLE_RATE
-            if abs(t - now) < 0.1:
-                return t
-        self._anchor = (now, self._position)
-        return now
 
     def _push(self, samples, t: float = 0.0) -> None:
         block = Block(samples, self._position, t)

@@ -28,6 +28,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
+MAX_DELAY_S = 0.3  # the longest speaker-to-microphone delay assumed until one is measured
 
 
 def aec_available() -> bool:
@@ -108,7 +109,6 @@ class ReferenceTrack:
 class _Stats:
     raw: float
     clean: float
-    far: float
     corr: float
 
 
@@ -124,11 +124,12 @@ class EchoCanceller:
         self.reference = reference
         self.keep_ratio_db = keep_ratio_db
         self.max_corr = max_corr
-        # AEC3 models echo that comes after the far-end signal, never before: with timestamps
-        # that run late the reference can be read this much earlier (the delay itself is
-        # measured from the correlation and handed to AEC3 as ``stream_delay_ms``).
+        # AEC3 models echo that comes after the far-end signal, never before (the microphone's
+        # timestamps must not run late: see clock.py); the delay itself is measured from the
+        # correlation and handed to AEC3 as ``stream_delay_ms``.
         self._stats: collections.deque[_Stats] = collections.deque(maxlen=window_blocks)
-        self._far_hist: collections.deque = collections.deque(maxlen=16)  # ~0.5 s of far blocks
+        self._far_hist: collections.deque = collections.deque(maxlen=24)  # ~0.75 s of far blocks
+        self._far_energy: collections.deque = collections.deque(maxlen=24)  # their mean squares
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
         self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
         self._gain: float | None = None  # echo energy at the mic / far-end energy, learned
@@ -152,16 +153,16 @@ class EchoCanceller:
         if t is None or t <= 0:
             return x
         far = self.reference.read(t, len(x))
+        far_e = float(np.mean(np.square(far, dtype=np.float64)))
         self._far_hist.append(far)
+        self._far_energy.append(far_e)
         clean = self._aec.process(x, far) if self._aec is not None else x
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
-        far_e = float(np.mean(np.square(far, dtype=np.float64)))
-        recent_far = any(s.far > 1e-8 for s in self._stats) or far_e > 1e-8
-        corr = self._correlation(x) if recent_far and raw_e > 1e-9 else 0.0
-        self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), far_e, corr))
-        if recent_far and raw_e > 1e-9:
+        corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
+        far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
+        self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
+        if far_win > 1e-8 and raw_e > 1e-9:  # the speaker's sound can have reached the microphone
             self._path.append(corr)
-        far_win = self._far_window_energy()
         if corr > 0.6 and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
             g = raw_e / far_win
             self._gain = g if self._gain is None else 0.9 * self._gain + 0.1 * g
@@ -172,12 +173,26 @@ class EchoCanceller:
         # microphone has been seen to hear the speaker.
         return clean if self.echo_path_heard() else x
 
-    def _far_window_energy(self) -> float:
-        """Far-end energy over the last ~130 ms (the echo arrives late and smeared)."""
-        import numpy as np
+    def echo_delay(self) -> float | None:
+        """How long after the far-end signal its echo reaches the microphone (median of the
+        clear correlations so far; None until one was seen). A laptop's speakers: tens of ms;
+        a Bluetooth speaker or a long output buffer: 150-300 ms."""
+        return sorted(self._lags)[len(self._lags) // 2] if self._lags else None
 
-        blocks = list(self._far_hist)[-4:]
-        return float(np.mean([np.mean(np.square(b, dtype=np.float64)) for b in blocks])) if blocks else 0.0
+    def _delay_blocks(self) -> int:
+        """The echo delay in whole microphone blocks (the longest assumed while none is known)."""
+        n = len(self._far_hist[-1]) if self._far_hist else 512
+        return int((self.echo_delay() or MAX_DELAY_S) * SAMPLE_RATE // n)
+
+    def _far_window_energy(self) -> float:
+        """Far-end energy of what the microphone can be hearing now: the blocks played one echo
+        delay ago and the ~100 ms after them (the room smears the echo). Measured over the last
+        blocks instead, a speaker with a long delay made the echo after a pause in the speech
+        look like a user talking over it."""
+        energy = list(self._far_energy)
+        k = self._delay_blocks()
+        window = energy[max(0, len(energy) - k - 4): len(energy) - k]
+        return sum(window) / len(window) if window else 0.0
 
     def user_over_echo(self, blocks: int = 3) -> bool:
         """Double-talk: for the last ``blocks`` blocks the raw microphone has been far louder than
@@ -194,7 +209,7 @@ class EchoCanceller:
         return statistics.median(self._path) > self.max_corr
 
     def _correlation(self, x) -> float:
-        """Peak normalised cross-correlation of the block with the last ~0.5 s of reference
+        """Peak normalised cross-correlation of the block with the last ~0.75 s of reference
         (the echo arrives after a delay the gate does not know)."""
         import numpy as np
 
@@ -221,7 +236,8 @@ class EchoCanceller:
         return best
 
     def far_active(self) -> bool:
-        return any(s.far > 1e-6 for s in self._stats)
+        """Whether the speaker played something recently enough for its echo to be heard now."""
+        return any(e > 1e-6 for e in list(self._far_energy)[-(self._delay_blocks() + (self._stats.maxlen or 6)):])
 
     def echo_explains_speech(self) -> bool:
         """True when what the microphone heard over the last blocks is the assistant's own voice

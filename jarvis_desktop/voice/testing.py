@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import subprocess
+import time
 from pathlib import Path
 
 SAMPLE_RATE = 16000
@@ -232,6 +233,15 @@ class _FakeStreamBase:
         self._due = (now if due is None or now - due > 0.2 else due) + step
         return self._halt.wait(max(0.0, self._due - now))
 
+    @property
+    def card_time(self) -> float:
+        """When the current block is due on the card's own clock (monotonic seconds): the time a
+        real card plays or captures it, whenever the thread that moves it happens to run."""
+        import time
+
+        due = getattr(self, "_due", None)
+        return time.monotonic() if due is None else due
+
 
 class LiveAudio:
     """What a fake microphone hears next: a test calls ``say(samples)`` when its scenario wants
@@ -246,7 +256,15 @@ class LiveAudio:
         self._lock = threading.Lock()
         self.noise_level = noise_level  # a real microphone never delivers digital silence
         self.read_pos = 0  # samples the microphone has read so far
+        self.read_time: float | None = None  # card-clock time of sample ``read_pos`` (None: unknown)
+        self.rate = SAMPLE_RATE  # samples per second of real time, as the microphone reads them
         self._rng = np.random.default_rng(seed)
+        self._stall = 0.0
+
+    def stall_reader(self, seconds: float) -> None:
+        """Hold up the microphone's next read by ``seconds``, as a busy process holds up a real
+        capture thread (the card keeps capturing; its blocks then arrive back to back)."""
+        self._stall = seconds
 
     def say(self, samples) -> None:
         import numpy as np
@@ -270,12 +288,29 @@ class LiveAudio:
             self._buf[delay:need] += x
         return start
 
-    def read(self, n: int):
+    def position_at(self, t: float) -> int:
+        """The sample the microphone captures at monotonic time ``t``, by its card's clock (its
+        reading thread may lag behind that clock; the room does not wait for it)."""
+        with self._lock:
+            if self.read_time is None:
+                return self.read_pos
+            return self.read_pos + int(round((t - self.read_time) * self.rate))
+
+    def read(self, n: int, t_end: float | None = None, rate: float | None = None):
+        """The next ``n`` samples; ``t_end``: the card-clock time at which the last of them was
+        captured, ``rate``: samples per second of real time (both kept for ``position_at``)."""
         import numpy as np
 
+        if self._stall:
+            stall, self._stall = self._stall, 0.0
+            time.sleep(stall)
         with self._lock:
             out, self._buf = self._buf[:n], self._buf[n:]
             self.read_pos += n
+            if t_end is not None:
+                self.read_time = t_end
+            if rate:
+                self.rate = rate
         out = np.concatenate([out, np.zeros(n - len(out), np.float32)])
         if self.noise_level:
             out = out + (self._rng.standard_normal(n) * self.noise_level).astype(np.float32)
@@ -306,7 +341,8 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
                 return
             block = np.zeros((self.blocksize, 1), np.int16)
             if self.live is not None:
-                chunk = (np.clip(self.live.read(self.blocksize), -1, 1) * 32767).astype(np.int16)
+                chunk = self.live.read(self.blocksize, t_end=self.card_time, rate=self.samplerate * self.speed)
+                chunk = (np.clip(chunk, -1, 1) * 32767).astype(np.int16)
             else:
                 chunk = self.audio[pos:pos + self.blocksize]
             block[:len(chunk), 0] = chunk
@@ -343,6 +379,7 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
                 self._end()  # what PortAudio does when the device disappears
                 return
             out = np.zeros((self.blocksize, 1), np.int16)
+            played_at = self.card_time  # when this block leaves the card, however late its thread runs
             stop = False
             try:
                 self.callback(out, self.blocksize, None, sd.CallbackFlags())
@@ -353,7 +390,7 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
             self.played.append(out[:, 0].copy())
             self._frames += self.blocksize
             if self.echo is not None:
-                self.echo.hear(out[:, 0].astype(np.float32) / 32768, self.samplerate)
+                self.echo.hear(out[:, 0].astype(np.float32) / 32768, self.samplerate, played_at)
             if stop or self._sleep():
                 break
         self._end()
@@ -380,7 +417,8 @@ class RoomEcho:
         self._StreamResampler = StreamResampler
         self._next: int | None = None
 
-    def hear(self, block, rate: float) -> None:
+    def hear(self, block, rate: float, t: float | None = None) -> None:
+        """``block`` played by the speaker at monotonic time ``t`` (its card's clock; None: now)."""
         import numpy as np
 
         if rate != SAMPLE_RATE:
@@ -390,11 +428,14 @@ class RoomEcho:
         y = np.convolve(block, self.ir)
         y[: len(self._tail)] += self._tail
         out, self._tail = y[: len(block)], y[len(block):].copy()
-        # blocks follow on from the first, which lands ``delay`` after "now"; if the microphone
-        # got ahead (the two fake cards are paced separately), start again from now + delay
-        if self._next is None or self._next < self.live.read_pos:
-            self._next = self.live.read_pos + self.delay
-        self._next = self.live.mix(out, self._next) + len(out)
+        # The echo reaches the microphone ``delay`` after the block is played, placed by time
+        # (not by how far the microphone's thread has read: a stalled reader would otherwise
+        # hear the echo before the speaker played it). Blocks follow on sample-exact from the
+        # previous one unless the two cards' clocks disagree by more than 20 ms.
+        at = self.live.position_at(time.monotonic() if t is None else t) + self.delay
+        if self._next is None or abs(at - self._next) > 0.02 * SAMPLE_RATE:
+            self._next = at
+        self._next = self.live.mix(out, max(self._next, self.live.read_pos)) + len(out)
 
     def samples(self):
         import numpy as np
