@@ -265,17 +265,17 @@ def bench_gaps(synth, runs):
           f"(goal: none over 30 ms); output streams opened: {len(FakeRealtimeSpeaker.instances)}  load {os.getloadavg()[0]:.1f}")
 
 
-def bench_echo(synth, replies, runs):
+def bench_echo(synth, replies, runs, delay_ms: int = 30):
     from jarvis_desktop.voice.capture import Microphone
     from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack
     from jarvis_desktop.voice.listener import VoiceInput
     from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, LiveAudio, RoomEcho, spoken
     from jarvis_desktop.voice.vad import Endpointer
 
-    print("\n4./5. reply echoed into the microphone (gain 0.2, 30 ms, reflections); WebRTC AEC3 + barge-in gate")
+    print(f"\n4./5. reply echoed into the microphone (gain 0.2, {delay_ms} ms, reflections); WebRTC AEC3 + barge-in gate")
     room = LiveAudio(noise_level=0.002)
     reference = ReferenceTrack()
-    hook = FirstSound(RoomEcho(room, gain=0.2, delay_s=0.03))
+    hook = FirstSound(RoomEcho(room, gain=0.2, delay_s=delay_ms / 1000))
     speaker, _player = speaker_with(synth, hook, reference)
     barge = []
     onsets: dict[str, float] = {}
@@ -347,6 +347,8 @@ def main() -> int:
     ap.add_argument("--silence-ms", type=int, default=1200, help="the fixed silence: the upper bound of a turn")
     ap.add_argument("--only", default="12345", help="which figures to run, e.g. 13")
     ap.add_argument("--pause-ms", type=int, default=None, help="override the pause that starts speculative recognition")
+    ap.add_argument("--echo-delay-ms", type=int, default=30,
+                    help="speaker-to-microphone delay for 4/5: 30 laptop speakers, about 200 a Bluetooth speaker")
     args = ap.parse_args()
     from jarvis_desktop.voice.conversation import PAUSE_MS as pause_ms
 
@@ -373,7 +375,7 @@ def main() -> int:
     if "3" in args.only:
         bench_gaps(synth, args.runs)
     if "4" in args.only or "5" in args.only:
-        bench_echo(synth, args.replies, args.runs)
+        bench_echo(synth, args.replies, args.runs, args.echo_delay_ms)
     return 0
 
 

@@ -52,3 +52,14 @@ def test_samples_lost_in_an_overflow_move_the_clock_after_a_second_of_late_callb
     stamps = feed(CaptureClock(RATE), calls)
     assert stamps[-1] == pytest.approx(100.3 + 99 * STEP, abs=1e-3)
     assert stamps[25] < 100.3 + 25 * STEP  # one late-looking callback alone is not enough
+
+
+def test_an_overflow_reported_by_the_card_moves_the_clock_at_once():
+    calls = [(100.0 + (i + 1) * STEP, BLOCK) for i in range(20)]
+    clock = CaptureClock(RATE)
+    stamps = feed(clock, calls)
+    # 300 ms of samples were lost; the next callback says so
+    t = clock.first_sample_time(20 * BLOCK, BLOCK, now=100.0 + 0.3 + 21 * STEP, overflow=True)
+    assert t == pytest.approx(100.3 + 20 * STEP)
+    assert clock.first_sample_time(21 * BLOCK, BLOCK, now=100.0 + 0.3 + 22 * STEP) == pytest.approx(100.3 + 21 * STEP)
+    assert stamps[-1] == pytest.approx(100.0 + 19 * STEP)

@@ -253,7 +253,8 @@ class Microphone:
     def _callback(self, indata, frames, time_info, status) -> None:
         import numpy as np
 
-        if status and status.input_overflow:
+        overflow = bool(status and status.input_overflow)
+        if overflow:
             log.debug("input overflow")
         x = np.asarray(indata)
         x = x[:, 0] if x.ndim == 2 else x
@@ -262,7 +263,7 @@ class Microphone:
             x = self._resampler(x)
         buf = np.concatenate([self._pending, x]) if len(self._pending) else x.copy()
         n = len(buf) // BLOCK
-        t = self._clock.first_sample_time(self._position, len(buf))
+        t = self._clock.first_sample_time(self._position, len(buf), overflow=overflow)
         for i in range(n):
             self._push(buf[i * BLOCK:(i + 1) * BLOCK], t + i * BLOCK / SAMPLE_RATE)
         self._pending = buf[n * BLOCK:]

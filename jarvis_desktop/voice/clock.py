@@ -8,8 +8,10 @@ is only an upper bound for its samples, and a late one says nothing about the ca
 ``CaptureClock`` keeps an anchor on the sample count and moves it only on evidence:
 - earlier at once, when a callback runs before the anchor says its samples were complete (the
   anchor was set by a late callback);
-- later, when every callback over a whole second ran late (samples were dropped in an overflow,
-  or the card's clock runs slower than the computer's).
+- to the callback's time at once when the card reports an input overflow (samples were lost:
+  the count no longer says when the rest were heard);
+- later, when every callback over a whole second ran late (samples lost without a report, or
+  the card's clock runs slower than the computer's).
 
 Re-anchoring on one late callback, as an earlier version did, stamped every sample after a
 190 ms stall 190 ms late, so the microphone seemed to hear the assistant's voice before it was
@@ -38,11 +40,13 @@ class CaptureClock:
     def reset(self) -> None:
         self._anchor = None
 
-    def first_sample_time(self, position: int, buffered: int, now: float | None = None) -> float:
+    def first_sample_time(self, position: int, buffered: int, now: float | None = None,
+                          overflow: bool = False) -> float:
         """Time of sample ``position``, the first of ``buffered`` samples that a callback
-        running at ``now`` has just received (the last of them arrived by ``now``)."""
+        running at ``now`` has just received (the last of them arrived by ``now``); ``overflow``:
+        the card dropped samples before these."""
         latest = (time.monotonic() if now is None else now) - buffered / self.rate
-        if self._anchor is None:
+        if self._anchor is None or overflow:
             return self._set(latest, position)
         t = self._anchor[0] + (position - self._anchor[1]) / self.rate
         late = latest - t  # how long after the sample clock this callback ran

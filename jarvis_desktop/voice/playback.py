@@ -217,6 +217,8 @@ class Player:
         filled = 0
         pause = False
         start_frame = self.frames_written
+        if status is not None and getattr(status, "output_underflow", False):
+            self._anchor = None  # the card ran dry: the frame count no longer says when they play
         with self._lock:
             while filled < frames and self._clips:
                 c = self._clips[0]

@@ -230,8 +230,24 @@ class _FakeStreamBase:
         step = self.blocksize / self.samplerate / self.speed
         now = time.monotonic()
         due = getattr(self, "_due", None)
-        self._due = (now if due is None or now - due > 0.2 else due) + step
+        self._due = (now if due is None else due) + step
         return self._halt.wait(max(0.0, self._due - now))
+
+    def _flags(self, kind: str):
+        """Called before each block: the status flags for its callback (``kind``: input or
+        output). A thread held up for longer than the card buffers (0.2 s) loses that time, as
+        a real card does: its clock goes on from now and the callback reports an overflow (input)
+        or underflow (output), as PortAudio's would. Shorter hold-ups are caught up."""
+        import time
+
+        import sounddevice as sd
+
+        due = getattr(self, "_due", None)
+        now = time.monotonic()
+        if due is None or now - due <= 0.2:
+            return sd.CallbackFlags()
+        self._due = now
+        return sd.CallbackFlags(sd._lib.paInputOverflow if kind == "input" else sd._lib.paOutputUnderflow)
 
     @property
     def card_time(self) -> float:
@@ -339,6 +355,7 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
             if self.unplug_after is not None and pos >= self.unplug_after * self.samplerate:
                 self._end()  # what PortAudio does when the device disappears
                 return
+            flags = self._flags("input")
             block = np.zeros((self.blocksize, 1), np.int16)
             if self.live is not None:
                 chunk = self.live.read(self.blocksize, t_end=self.card_time, rate=self.samplerate * self.speed)
@@ -348,7 +365,7 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
             block[:len(chunk), 0] = chunk
             pos += self.blocksize
             try:
-                self.callback(block, self.blocksize, None, sd.CallbackFlags())
+                self.callback(block, self.blocksize, None, flags)
             except (sd.CallbackStop, sd.CallbackAbort):
                 break
             if self._sleep():
@@ -378,11 +395,12 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
             if self.vanish_after is not None and self._frames >= self.vanish_after * self.samplerate:
                 self._end()  # what PortAudio does when the device disappears
                 return
+            flags = self._flags("output")
             out = np.zeros((self.blocksize, 1), np.int16)
             played_at = self.card_time  # when this block leaves the card, however late its thread runs
             stop = False
             try:
-                self.callback(out, self.blocksize, None, sd.CallbackFlags())
+                self.callback(out, self.blocksize, None, flags)
             except sd.CallbackStop:
                 stop = True
             except sd.CallbackAbort:
