@@ -222,3 +222,5 @@ def test_a_failed_recognition_keeps_the_audio_for_a_retry(tmp_path):
     assert np.allclose(kept, speech, atol=1 / 16000)
     retried = Recognizer(Transcriber()).retry(r.audio_path)
     assert words(retried.text) == ["remember", "this"]
+    # a retry is not a live turn: the file beam, and no last-word pass for the end of a turn
+    assert retried.transcript.segments[-1].last_word_prob is None

@@ -403,9 +403,9 @@ class Recognizer:
             audio = load_audio(path)
         except MediaError as e:
             return Recognition(error=str(e), audio_path=Path(path))
-        return self._recognize(Utterance(audio, -1, -1, "retry"), Path(path))
+        return self._recognize(Utterance(audio, -1, -1, "retry"), Path(path), live=False)
 
-    def _recognize(self, utt: Utterance, path: Path | None) -> Recognition:
+    def _recognize(self, utt: Utterance, path: Path | None, live: bool = True) -> Recognition:
         t0 = time.perf_counter()
         with self._lock:
             spec, self._spec = self._spec, None
@@ -413,7 +413,7 @@ class Recognizer:
         if utt.duration < self.min_speech_s:
             return Recognition(error="too short to be a request", empty=True, audio_path=path,
                                seconds=time.perf_counter() - t0)
-        fut = spec[2] if speculative else self._pool.submit(self._transcribe, utt.audio)
+        fut = spec[2] if speculative else self._pool.submit(self._transcribe, utt.audio, live)
         try:
             transcript = fut.result()
         except EmptyUtterance as e:
@@ -425,7 +425,11 @@ class Recognizer:
         return Recognition(text=transcript.text, audio_path=path, transcript=transcript, speculative=speculative,
                            seconds=time.perf_counter() - t0)
 
-    def _transcribe(self, audio):
+    def _transcribe(self, audio, live: bool = True):
+        """A live turn: the narrow beam and the last word's probability (latency counts). A retry
+        of a kept recording: the transcriber's own, wider beam (accuracy counts)."""
+        if not live:
+            return self.transcriber.transcribe(audio)
         return self.transcriber.transcribe(audio, beam_size=self.beam_size, last_word=True)
 
     def _keep(self, utt: Utterance) -> Path | None:
