@@ -72,3 +72,10 @@ def escape_names(message: str, names: list[str]) -> str:
         if safe != name:
             message = message.replace(name, safe)
     return fix_surrogates(message)
+
+
+def one_line(text: object, limit: int = 200) -> str:
+    """``text`` (often an exception) on one line of at most ``limit`` characters, so a long or
+    multi-line message quoted inside another stays readable."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"

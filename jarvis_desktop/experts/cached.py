@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..media import MediaError
+from ..textclean import one_line
 from .base import ExpertError, ModelMissingError, RunContext, TaskOutput
 from .devices import dtype_factor, memory_pool, pick_device, where_label
 from .local_cache import CacheIndex, ModelInfo, missing_weights
@@ -93,12 +94,12 @@ class CachedModelsBackend:
                 return loader()
             except (OSError, EnvironmentError) as e:
                 if "does not appear to have" in str(e) or "local_files_only" in str(e) or isinstance(e, FileNotFoundError):
-                    raise ModelMissingError(task, info.model_id, f"incomplete download: {_short(e)}") from None
-                raise ExpertError(f"{task}: cannot load '{info.model_id}': {_short(e)}") from None
+                    raise ModelMissingError(task, info.model_id, f"incomplete download: {one_line(e, 240)}") from None
+                raise ExpertError(f"{task}: cannot load '{info.model_id}': {one_line(e, 240)}") from None
             except ExpertError:
                 raise
             except Exception as e:
-                raise ExpertError(f"{task}: cannot load '{info.model_id}' ({type(e).__name__}: {_short(e)})") from None
+                raise ExpertError(f"{task}: cannot load '{info.model_id}' ({type(e).__name__}: {one_line(e, 240)})") from None
 
         with self.cache.use(key, load, size, memory_pool(device)) as model:
             yield model
@@ -115,18 +116,13 @@ class CachedModelsBackend:
             raise
         except Exception as e:  # a model library failing on odd input: say which model and why
             log.exception("%s failed on %s", task, model_id)
-            raise ExpertError(f"{task}: '{model_id}' failed ({type(e).__name__}: {_short(e)})") from None
+            raise ExpertError(f"{task}: '{model_id}' failed ({type(e).__name__}: {one_line(e, 240)})") from None
         out.model_id = out.model_id or model_id
         out.where = out.where or where_label(self.device)
         return out
 
     def _run(self, task: str, info: ModelInfo, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
         raise NotImplementedError
-
-
-def _short(e: BaseException, limit: int = 240) -> str:
-    s = " ".join(str(e).split())
-    return s[:limit] + ("..." if len(s) > limit else "")
 
 
 def need(args: dict[str, Any], name: str, task: str) -> str:

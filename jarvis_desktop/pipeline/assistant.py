@@ -24,7 +24,7 @@ from ..llm.base import Controller, ControllerError
 from ..media import Attachment, MediaError, check_attachment
 from ..store.sessions import SessionStore
 from ..task_types import TASK_TYPES
-from ..textclean import clean_text, escape_names
+from ..textclean import clean_text, escape_names, one_line
 from . import events as ev
 from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
@@ -430,9 +430,8 @@ class Assistant:
 
 
 def _short(message: str, limit: int = 200) -> str:
-    """One line of at most ``limit`` characters: a junk reply quoted in an error stays readable."""
-    line = " ".join(str(message).split())
-    return (line if len(line) <= limit else line[:limit - 1] + "…").rstrip(".")
+    """A junk reply quoted in an error: one line, without its closing full stop."""
+    return one_line(message, limit).rstrip(".")
 
 
 def _sentence(text: str) -> str:
