@@ -8,10 +8,10 @@ Each is spoken by espeak-ng at 150 and 200 words a minute and by the shipped pip
 noise, 0.3 s before and 0.2 s after (0.16 s after a cut: the pause that starts recognition).
 
 Decoders compared (the real Transcriber, short window, ``last_word=True`` as live turns ask):
-  beam 2 + align pass     the beam search, then one teacher-forced pass (CTranslate2 align) for the
-                         last word's probability (what live turns use)
-  greedy + its logits    greedy decoding, the probability read from its own per-step logits
+  beam 2 (live turns)    what live turns use
+  greedy (beam 1)        faster, if it recognises as well
   beam 5 (files)         what recorded files use, for reference (no last-word pass)
+The last word's probability comes from one teacher-forced pass (CTranslate2 align) after decoding.
 
 A cut request is "caught" when its last word's probability is under the doubt threshold (0.75,
 voice/turn.py); a whole request is "doubted" when it is under it.
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SR = 16000
-DECODERS = (("beam 2 + align pass", 2, True), ("greedy + its logits", 1, True), ("beam 5 (files)", 5, False))
+DECODERS = (("beam 2 (live turns)", 2, True), ("greedy (beam 1)", 1, True), ("beam 5 (files)", 5, False))
 NUMBERS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
            "8": "eight", "9": "nine", "10": "ten", "11": "eleven", "12": "twelve", "15": "fifteen", "20": "twenty",
            "30": "thirty"}

@@ -306,17 +306,14 @@ def _short_window_text(model, samples, lang: str, beam_size: int, lock: threadin
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=lang or "en")
     with lock:
         enc = model.model.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])), to_cpu=False)
-        greedy_logits = last_word and beam_size == 1  # greedy decoding reports each step's logits
         result = model.model.generate(
             enc, [list(tokenizer.sot_sequence)], beam_size=beam_size, max_length=224, return_scores=True,
             return_no_speech_prob=True, suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
-            max_initial_timestamp_index=50, return_logits_vocab=greedy_logits,
+            max_initial_timestamp_index=50,
         )[0]
         tokens = result.sequences_ids[0]
         kept = _before_audio_end(tokens, tokenizer, len(samples) / SAMPLE_RATE)
-        logits = result.logits[0] if greedy_logits and result.logits else None
-        last_prob = (_last_word_prob(model, enc, tokenizer, tokens, kept, features.shape[-1], logits)
-                     if kept and last_word else None)
+        last_prob = _last_word_prob(model, enc, tokenizer, tokens, kept, features.shape[-1]) if kept and last_word else None
     avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
     text = tokenizer.decode([tokens[i] for i in kept]).strip()
     return text, float(result.no_speech_prob), float(avg_logprob), last_prob
@@ -352,28 +349,14 @@ def _last_word_start(tokens: list[int], tokenizer, last: int) -> int:
     return start
 
 
-def _token_prob(logits, token: int) -> float | None:
-    """Probability of ``token`` under one decoder step's logits (a CTranslate2 StorageView)."""
-    import ctranslate2
-    import numpy as np
-
-    row = np.array(logits.to(ctranslate2.DataType.float32), dtype=np.float64).reshape(-1)
-    if row.size <= token:
-        return None
-    return float(np.exp(row[token] - np.logaddexp.reduce(row)))
-
-
-def _last_word_prob(model, enc, tokenizer, tokens: list[int], kept: list[int], num_frames: int,
-                    logits=None) -> float | None:
+def _last_word_prob(model, enc, tokenizer, tokens: list[int], kept: list[int], num_frames: int) -> float | None:
     """The probability Whisper gave the first token of the last kept word, given the words
-    before it. ``logits``: the per-step logits of a greedy decode of ``tokens`` (free). Without
-    them (CTranslate2's beam search reports none), one teacher-forced decoder pass over the kept
-    text (CTranslate2's ``align``, which faster-whisper uses for word timings) measures it: about
-    25 ms on a 2-core CPU, against 50-80 ms for a forced greedy ``generate``."""
+    before it. CTranslate2's beam search reports no per-token probabilities, so one
+    teacher-forced decoder pass over the kept text (CTranslate2's ``align``, which faster-whisper
+    uses for word timings) measures it: about 25 ms on a 2-core CPU, against 50-80 ms for a
+    forced greedy ``generate``."""
     start = _last_word_start(tokens, tokenizer, kept[-1])
     try:
-        if logits is not None and len(logits) > start:
-            return _token_prob(logits[start], tokens[start])
         if start not in kept:
             return None
         text_tokens = [tokens[i] for i in kept]

@@ -225,8 +225,6 @@ class _FakeStreamBase:
     def _sleep(self) -> bool:
         """Wait until the next block is due (scaled by speed); True when halted. Paced by a
         deadline, like a sound card's clock, so the stream does not drift behind real time."""
-        import time
-
         step = self.blocksize / self.samplerate / self.speed
         now = time.monotonic()
         due = getattr(self, "_due", None)
@@ -238,8 +236,6 @@ class _FakeStreamBase:
         output). A thread held up for longer than the card buffers (0.2 s) loses that time, as
         a real card does: its clock goes on from now and the callback reports an overflow (input)
         or underflow (output), as PortAudio's would. Shorter hold-ups are caught up."""
-        import time
-
         import sounddevice as sd
 
         due = getattr(self, "_due", None)
@@ -253,8 +249,6 @@ class _FakeStreamBase:
     def card_time(self) -> float:
         """When the current block is due on the card's own clock (monotonic seconds): the time a
         real card plays or captures it, whenever the thread that moves it happens to run."""
-        import time
-
         due = getattr(self, "_due", None)
         return time.monotonic() if due is None else due
 
