@@ -181,6 +181,36 @@ def test_a_speaker_that_disappears_mid_reply_fails_the_rest_and_is_reopened_next
 # --- the assistant's own voice in the microphone -------------------------------------------------------
 
 
+@pytest.mark.parametrize("use_aec", [False, True], ids=["correlation-gate", "webrtc-aec3"])
+def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
+    """At the end of a sentence the echo sinks into the room's noise: those blocks neither
+    correlate with the speaker nor cancel, and must not make the assistant's own voice look like
+    a user (it interrupted itself this way in CI). A user who talks there still counts."""
+    said = spoken("The image shows a grey cat asleep on a sofa.")
+    far = np.concatenate([silence(0.5), said, silence(1.0)])
+    room_noise = np.random.default_rng(0).normal(0, 0.002, len(far)).astype(np.float32)
+    echo_only = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:len(far)] + room_noise
+    end = int((0.5 * SR + len(said)) // BLOCK * BLOCK)
+    user = echo_only.copy()
+    stop = spoken("Stop, that is enough.", voice="en-us+f3")  # another person, over the last word
+    starts = end - int(0.2 * SR)
+    user[starts:starts + len(stop)] += 0.5 * stop[:len(far) - starts]
+
+    def unexplained_blocks(mic):
+        reference = ReferenceTrack(keep_s=30)
+        reference.write(far, SR, t=1000.0)
+        echo = EchoCanceller(reference, use_aec=use_aec)
+        found = []
+        for i in range(0, len(far) - BLOCK + 1, BLOCK):
+            echo.process(mic[i:i + BLOCK], 1000.0 + i / SR)
+            if echo.far_active() and not echo.echo_explains_speech():
+                found.append(i)
+        return found
+
+    assert unexplained_blocks(echo_only) == []
+    assert [i for i in unexplained_blocks(user) if i >= starts]  # the user's voice over the same tail
+
+
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
 @pytest.mark.parametrize("echo_delay, stall", [(0.03, 0.0), (0.2, 0.0), (0.03, 0.19)],
                          ids=["laptop-speakers", "bluetooth-speaker-200ms", "capture-thread-stalls-as-reply-starts"])

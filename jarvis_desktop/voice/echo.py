@@ -128,6 +128,7 @@ class EchoCanceller:
         # timestamps must not run late: see clock.py); the delay itself is measured from the
         # correlation and handed to AEC3 as ``stream_delay_ms``.
         self._stats: collections.deque[_Stats] = collections.deque(maxlen=window_blocks)
+        self._raw_hist: collections.deque = collections.deque(maxlen=160)  # ~5 s of raw energies: the noise floor
         self._far_hist: collections.deque = collections.deque(maxlen=24)  # ~0.75 s of far blocks
         self._far_energy: collections.deque = collections.deque(maxlen=24)  # their mean squares
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
@@ -161,6 +162,7 @@ class EchoCanceller:
         corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
         self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
+        self._raw_hist.append(raw_e)
         if far_win > 1e-8 and raw_e > 1e-9:  # the speaker's sound can have reached the microphone
             self._path.append(corr)
         if corr > 0.6 and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
@@ -239,9 +241,20 @@ class EchoCanceller:
         """Whether the speaker played something recently enough for its echo to be heard now."""
         return any(e > 1e-6 for e in list(self._far_energy)[-(self._delay_blocks() + (self._stats.maxlen or 6)):])
 
+    def noise_floor(self) -> float:
+        """The room's energy when nobody speaks: the quietest tenth of the last ~5 s of blocks."""
+        e = sorted(self._raw_hist)
+        return e[len(e) // 10] if e else 0.0
+
     def echo_explains_speech(self) -> bool:
         """True when what the microphone heard over the last blocks is the assistant's own voice
-        (so it must not interrupt the answer)."""
+        (so it must not interrupt the answer).
+
+        Only blocks that stand above the room's noise are evidence either way: at the end of a
+        sentence the echo fades into the noise, and those quiet blocks neither correlate with the
+        speaker nor cancel (noise is not echo); counted as votes, they made the tail of the
+        assistant's own sentence look like a user talking (CI, 601929b). Nothing above the noise
+        means nobody is talking over the answer."""
         if not self._stats or not self.far_active():
             return False
         import statistics
@@ -250,10 +263,14 @@ class EchoCanceller:
             return True  # the speaker has only just started: too early to tell the user from echo
         if not self.echo_path_heard():
             return False
-        if statistics.median(s.corr for s in self._stats) > self.max_corr:
+        floor = self.noise_floor()
+        heard = [s for s in self._stats if s.raw > 4.0 * floor]  # 6 dB above the noise
+        if not heard:
+            return True
+        if statistics.median(s.corr for s in heard) > self.max_corr:
             return True  # the microphone hears mostly what is being played
         if self._aec is not None:  # what is left after cancellation is far below what came in
-            raw = sum(s.raw for s in self._stats)
-            clean = sum(s.clean for s in self._stats)
+            raw = sum(s.raw for s in heard)
+            clean = sum(s.clean for s in heard)
             return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         return False

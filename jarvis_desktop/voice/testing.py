@@ -240,9 +240,10 @@ class _FakeStreamBase:
 
         due = getattr(self, "_due", None)
         now = time.monotonic()
+        self.lost_s = 0.0
         if due is None or now - due <= 0.2:
             return sd.CallbackFlags()
-        self._due = now
+        self._due, self.lost_s = now, now - due
         return sd.CallbackFlags(sd._lib.paInputOverflow if kind == "input" else sd._lib.paOutputUnderflow)
 
     @property
@@ -275,6 +276,15 @@ class LiveAudio:
         """Hold up the microphone's next read by ``seconds``, as a busy process holds up a real
         capture thread (the card keeps capturing; its blocks then arrive back to back)."""
         self._stall = seconds
+
+    def skip(self, n: int) -> None:
+        """Drop the next ``n`` samples: what the room said while the card was overflowing is
+        lost, not heard late (the echo in them included)."""
+        with self._lock:
+            self._buf = self._buf[n:]
+            self.read_pos += n
+            if self.read_time is not None:
+                self.read_time += n / self.rate
 
     def say(self, samples) -> None:
         import numpy as np
@@ -351,6 +361,8 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
                 return
             flags = self._flags("input")
             block = np.zeros((self.blocksize, 1), np.int16)
+            if self.live is not None and self.lost_s:
+                self.live.skip(int(self.lost_s * self.samplerate * self.speed))  # never captured
             if self.live is not None:
                 chunk = self.live.read(self.blocksize, t_end=self.card_time, rate=self.samplerate * self.speed)
                 chunk = (np.clip(chunk, -1, 1) * 32767).astype(np.int16)
