@@ -5,6 +5,7 @@ and the real Whisper model transcribes it)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -15,6 +16,7 @@ import sounddevice  # noqa: F401  (make setup installs it: missing is a failure)
 
 from PySide6.QtCore import Qt  # noqa: E402
 
+from jarvis_desktop.voice.echo import aec_available  # noqa: E402
 from test_ui_support import close_window, espeak_wav, make_settings, python_threads, screenshot, type_and_enter  # noqa: E402
 
 
@@ -245,3 +247,34 @@ def test_hands_free_cancels_what_the_answer_plays(qtbot, window):
     qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
     qtbot.waitUntil(lambda: not w.busy, timeout=120_000)
 
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_hands_free_on_open_speakers_does_not_interrupt_its_own_answer(qtbot, window, caplog):
+    """Open speakers: the spoken answer is played into the same room the hands-free microphone
+    listens in (fake real-time sound cards, the one part that cannot exist here). The first
+    answer is also when the voice loads, the busiest moment for the process: its own voice must
+    neither cut it short nor come back as a new request."""
+    from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, RoomEcho, spoken
+
+    caplog.set_level(logging.DEBUG, logger="jarvis_desktop")  # a failure shows why speech stopped
+    w = window
+    room = LiveAudio(noise_level=0.002)
+    w.voice.stream_factory = lambda **kw: FakeRealtimeMicrophone(room, **kw)
+    w.voice.output_stream_factory = lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2), **kw)
+    speaking = []
+    w.voice.speaking_changed.connect(speaking.append)
+    w.hands_free.setChecked(True)
+    qtbot.wait(600)
+    room.say(spoken("What can you do for me?"))
+    qtbot.waitUntil(lambda: w.conversation.last("user") is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: True in speaking, timeout=120_000)
+    qtbot.waitUntil(lambda: speaking[-1] is False, timeout=120_000)
+    events = [(e.kind, e.index) for e in w.voice._speaker.events]
+    played = [i for kind, i in events if kind == "played"]
+    assert played and not [e for e in events if e[0] in ("stopped", "dropped")], events
+    assert not w.voice._speaker.interrupted
+    qtbot.wait(1500)  # the echo's tail has passed through the microphone by now
+    assert [role for role, _ in w.conversation.texts()].count("user") == 1  # the echo was not a request
+    w.hands_free.setChecked(False)
+    qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
+    qtbot.waitUntil(lambda: not w.busy, timeout=120_000)

@@ -5,6 +5,7 @@ shipped Whisper and piper); sound cards are fakes where a paced one is needed (n
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -214,7 +215,8 @@ def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
 @pytest.mark.parametrize("echo_delay, stall", [(0.03, 0.0), (0.2, 0.0), (0.03, 0.19)],
                          ids=["laptop-speakers", "bluetooth-speaker-200ms", "capture-thread-stalls-as-reply-starts"])
-def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay, stall):
+def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay, stall, caplog):
+    caplog.set_level(logging.DEBUG, logger="jarvis_desktop.voice")  # a failure shows the gate's evidence
     room = LiveAudio(noise_level=0.002)
     reference = ReferenceTrack()
     player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2, delay_s=echo_delay), **kw),

@@ -185,9 +185,10 @@ class VoiceBridge(QObject):
         recognizer = Recognizer(self._asr())
         taker = TurnTaker(recognizer, detector, endpointer.end_turn)
 
-        def barge_in(_position: int) -> None:
+        def barge_in(position: int) -> None:
             if self.speaking:
-                self.stop_speaking()  # the user talks over the answer
+                log.debug("the user talks over the answer (microphone sample %d): stop speaking", position)
+                self.stop_speaking()
 
         vin = VoiceInput(
             mic, mode="hands-free", endpointer=endpointer, on_speech_start=barge_in, on_pause=taker.on_pause,
@@ -257,6 +258,7 @@ class VoiceBridge(QObject):
         if speaker is not None and speaker.echo.is_echo(text):
             log.info("ignored my own voice: %r", text)
             return
+        log.debug("heard %r%s", text, " while speaking" if self.speaking else "")
         self.transcribed.emit(text)
 
     # -- speaking answers ---------------------------------------------------------------------

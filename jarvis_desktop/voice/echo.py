@@ -274,3 +274,13 @@ class EchoCanceller:
             clean = sum(s.clean for s in heard)
             return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         return False
+
+    def describe(self) -> str:
+        """The gate's state in one line, for the debug log of a barge-in decision (a self-interruption
+        is rare and timing-bound: this line is what tells which evidence misled it)."""
+        blocks = " ".join(f"[{s.raw:.1e} {s.clean:.1e} {s.corr:.2f}]" for s in self._stats)
+        far = " ".join(f"{e:.0e}" for e in list(self._far_energy)[-12:])
+        return (f"echo delay {self.echo_delay()}, gain {self._gain}, noise {self.noise_floor():.1e}, "
+                f"path heard {self.echo_path_heard()}, far active {self.far_active()}, "
+                f"far window {self._far_window_energy():.1e}, loud run {self._loud_run}; "
+                f"blocks [raw clean corr] {blocks}; far energy {far}")

@@ -305,6 +305,7 @@ class VoiceInput:
         if not self._dt_fired and prob >= 0.5 and self.echo.user_over_echo():
             self._dt_fired = True
             self._barge_pending = False
+            log.debug("barge-in: the user over the echo; %s", self.echo.describe())
             self.on_speech_start(raw.position)
 
     def _recheck_barge_in(self, block) -> None:
@@ -314,6 +315,7 @@ class VoiceInput:
             self._barge_pending = False
         elif ep.last_prob >= ep.threshold and not self.echo.echo_explains_speech():
             self._barge_pending = False
+            log.debug("barge-in: speech that began as echo is the user now (vad %.2f); %s", ep.last_prob, self.echo.describe())
             if self.on_speech_start:
                 self.on_speech_start(block.position)
 
@@ -325,6 +327,7 @@ class VoiceInput:
                 log.debug("speech start explained by echo: no barge-in")
                 return
             if self.on_speech_start:
+                log.debug("barge-in: speech began; %s", self.echo.describe() if self.echo is not None else "no echo canceller")
                 self.on_speech_start(ev.position)
         elif isinstance(ev, SpeechPaused):
             if self.on_pause:
