@@ -138,7 +138,14 @@ class SessionStore:
             self.db.conn.close()
 
     def _write(self, fn: Callable[[], Any]) -> Any:
+        """One write transaction that takes the database's write lock before it reads anything.
+
+        Another process may be writing the same log (the window and ``jarvis ask``, or ``jarvis
+        serve``). A deferred transaction that first reads and then writes cannot wait for that
+        writer: SQLite refuses the upgrade at once ("database is locked") and the message was
+        lost. ``BEGIN IMMEDIATE`` waits for the lock instead (up to the connection's timeout)."""
         with self._lock, self.db.conn:
+            self.db.conn.execute("BEGIN IMMEDIATE")
             return fn()
 
     # -- sessions -----------------------------------------------------------------------------

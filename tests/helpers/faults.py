@@ -126,7 +126,7 @@ def _finish(outcome: Outcome, answer: str, db: Path, request_id: str, log_text: 
     saved_problems = judge_saved(db, request_id, answer)
     outcome.truthful, outcome.saved = not answer_problems, not saved_problems
     outcome.tracebacks = count_tracebacks(log_text)
-    outcome.problems = answer_problems + saved_problems + (["traceback"] if outcome.tracebacks else [])
+    outcome.problems = answer_problems + saved_problems + ([f"traceback: ...{log_text[-800:]}"] if outcome.tracebacks else [])
     if outcome.problems:
         outcome.problems.append(f"answer: {answer[:300]!r}")
     return outcome
