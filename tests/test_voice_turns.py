@@ -182,6 +182,21 @@ def test_a_speaker_that_disappears_mid_reply_fails_the_rest_and_is_reopened_next
 # --- the assistant's own voice in the microphone -------------------------------------------------------
 
 
+def test_what_a_late_playback_callback_writes_is_waited_for_not_taken_as_silence():
+    """The card plays on schedule from its buffer while a held-up callback writes the far-end
+    signal late: the microphone's block for that moment waits for it (bounded), and does not wait
+    once playback has paused."""
+    reference = ReferenceTrack()
+    reference.write(np.zeros(BLOCK, np.float32), SR, t=100.0)
+    threading.Timer(0.2, lambda: reference.write(np.full(BLOCK, 0.5, np.float32), SR, t=100.0 + BLOCK / SR)).start()
+    reference.wait_for(100.0 + 2 * BLOCK / SR, timeout=30)
+    assert np.allclose(reference.read(100.0 + BLOCK / SR, BLOCK), 0.5)
+    reference.paused()
+    done = threading.Event()
+    threading.Thread(target=lambda: (reference.wait_for(200.0, timeout=60), done.set()), daemon=True).start()
+    assert done.wait(10)  # nothing more is coming: no waiting
+
+
 @pytest.mark.parametrize("use_aec", [False, True], ids=["correlation-gate", "webrtc-aec3"])
 def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
     """At the end of a sentence the echo sinks into the room's noise: those blocks neither
@@ -213,13 +228,16 @@ def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
 
 
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
-@pytest.mark.parametrize("echo_delay, stall", [(0.03, 0.0), (0.2, 0.0), (0.03, 0.19)],
-                         ids=["laptop-speakers", "bluetooth-speaker-200ms", "capture-thread-stalls-as-reply-starts"])
-def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay, stall, caplog):
+@pytest.mark.parametrize("echo_delay, stall, speaker_stall, latency", [
+    (0.03, 0.0, 0.0, 0.05), (0.2, 0.0, 0.0, 0.05), (0.03, 0.19, 0.0, 0.05), (0.03, 0.0, 0.15, 0.25), (0.03, 0.0, 0.15, 0.05),
+], ids=["laptop-speakers", "bluetooth-speaker-200ms", "capture-thread-stalls-as-reply-starts",
+        "playback-thread-stalls-within-a-long-output-buffer", "playback-thread-stalls-and-the-card-runs-dry"])
+def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay, stall, speaker_stall, latency, caplog):
     caplog.set_level(logging.DEBUG, logger="jarvis_desktop.voice")  # a failure shows the gate's evidence
     room = LiveAudio(noise_level=0.002)
     reference = ReferenceTrack()
-    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2, delay_s=echo_delay), **kw),
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room, gain=0.2, delay_s=echo_delay),
+                                                                    latency=latency, **kw),
                     reference=reference)
     speaker = StreamingSpeaker(synth, player)
     barge_ins: list[int] = []
@@ -237,6 +255,9 @@ def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay
         time.sleep(0.5)
         room.stall_reader(stall)  # a busy process: the samples are captured on time, read late
         speaker.say("The image shows a grey cat asleep on a sofa. It was described by the captioning model.")
+        if speaker_stall:  # ...or the samples to play are handed over late, within what the card buffers
+            for at in (0.8, 1.6, 2.4):
+                threading.Timer(at, lambda: FakeRealtimeSpeaker.instances[-1].stall_writer(speaker_stall)).start()
         assert speaker.wait(60)
         assert barge_ins == [] and not speaker.interrupted  # its own voice did not interrupt it
         assert echo.echo_path_heard()  # the microphone did hear the speaker

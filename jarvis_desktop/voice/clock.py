@@ -1,4 +1,6 @@
-"""When a captured sample was heard, on the monotonic clock (what echo cancellation aligns by).
+"""When a captured sample was heard, or a written one handed to the speaker, on the monotonic
+clock (what echo cancellation aligns by). The Player uses it with nothing buffered: a frame cannot
+be handed over before its callback runs, as a sample cannot be captured after.
 
 A capture callback runs *after* its samples arrived: on time, a few milliseconds late, or, when the
 process is busy (the GIL held by a model, a stalled thread), a few hundred milliseconds late and

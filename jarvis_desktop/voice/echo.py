@@ -52,6 +52,8 @@ class ReferenceTrack:
         self.join_s = join_s
         self._segments: collections.deque = collections.deque()  # [t0, list of arrays, length]
         self._lock = threading.Lock()
+        self._written = threading.Condition(self._lock)
+        self._playing = False  # the writer is running: what it has not written yet is coming
         self._resampler = None
         self._rate = 0
 
@@ -83,6 +85,30 @@ class ReferenceTrack:
                 first[0] += len(first[1][0]) / SAMPLE_RATE
                 first[2] -= len(first[1][0])
                 first[1].pop(0)
+            self._playing = True
+            self._written.notify_all()
+
+    def paused(self) -> None:
+        """The writer stopped (the stream paused, closed or failed): nothing more is coming."""
+        with self._lock:
+            self._playing = False
+            self._written.notify_all()
+
+    def wait_for(self, t_end: float, timeout: float = 0.25) -> None:
+        """Wait (at most ``timeout``) until what was played up to ``t_end`` has been written.
+        A playback callback that runs late writes its block late, while the card plays it on
+        schedule from its buffer; the microphone block for that time must not be judged against
+        silence that was only not yet written (its echo then looked like a user talking)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._playing and self._segments:
+                last = self._segments[-1]
+                if last[0] + last[2] / SAMPLE_RATE >= t_end:
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._written.wait(left)
 
     def read(self, t0: float, n: int):
         """The far-end samples played during [t0, t0 + n / 16000) (silence where nothing was)."""
@@ -153,6 +179,7 @@ class EchoCanceller:
         x = np.asarray(samples, np.float32)
         if t is None or t <= 0:
             return x
+        self.reference.wait_for(t + len(x) / SAMPLE_RATE)
         far = self.reference.read(t, len(x))
         far_e = float(np.mean(np.square(far, dtype=np.float64)))
         self._far_hist.append(far)

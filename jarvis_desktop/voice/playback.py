@@ -19,11 +19,11 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .capture import _sd, find_device
+from .clock import CaptureClock
 from .errors import AudioDeviceError
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class Player:
         self.streams_opened = 0
         self.error = ""
         self.samples_played = 0  # of the current/last clip
-        self._anchor: tuple[float, int] | None = None
+        self._frame_clock: CaptureClock | None = None  # when written frames play (set when the stream opens)
         self._events: collections.deque = collections.deque()
         self._events_ready = threading.Condition()
         self._notifier = threading.Thread(target=self._notify_loop, name="player-events", daemon=True)
@@ -145,6 +145,8 @@ class Player:
             self._running = False
             if s is not None:
                 self._close(s)
+        if self.reference is not None:
+            self.reference.paused()
         with self._events_ready:
             self._events.append(None)
             self._events_ready.notify()
@@ -170,6 +172,7 @@ class Player:
                 try:
                     self._stream = self._open(attempt, device)
                     self.rate = attempt
+                    self._frame_clock = CaptureClock(attempt)
                     self.streams_opened += 1
                     self.frames_written = 0
                     self.error = ""
@@ -191,6 +194,8 @@ class Player:
             except Exception:
                 log.debug("stopping the paused output stream failed", exc_info=True)
             self._running = True
+            if self._frame_clock is not None:
+                self._frame_clock.reset()  # time passed while paused: the frame count does not say how much
             try:
                 s.start()
             except Exception as e:
@@ -217,8 +222,7 @@ class Player:
         filled = 0
         pause = False
         start_frame = self.frames_written
-        if status is not None and getattr(status, "output_underflow", False):
-            self._anchor = None  # the card ran dry: the frame count no longer says when they play
+        underflow = status is not None and bool(getattr(status, "output_underflow", False))
         with self._lock:
             while filled < frames and self._clips:
                 c = self._clips[0]
@@ -242,25 +246,30 @@ class Player:
             self.frames_written += frames
         outdata[:, 0] = (out * 32767).astype(np.int16)
         if self.reference is not None:
-            self.reference.write(out, self.rate, self._clock(start_frame))
+            self.reference.write(out, self.rate, self._clock(start_frame, underflow))
+            if pause:
+                self.reference.paused()
         if pause:
             raise sd.CallbackStop
 
-    def _clock(self, frame: int) -> float:
-        """Monotonic time of stream frame ``frame``, from the frame count since an anchor (callback
-        times jitter; the echo canceller needs a steady far-end clock), re-anchored after a pause
-        or a drift of more than 0.1 s."""
-        now = time.monotonic()
-        anchor = self._anchor
-        if anchor is not None:
-            t = anchor[0] + (frame - anchor[1]) / self.rate
-            if abs(t - now) < 0.1:
-                return t
-        self._anchor = (now, frame)
-        return now
+    def _clock(self, frame: int, underflow: bool = False) -> float:
+        """Monotonic time at which stream frame ``frame`` is handed to the card, from the frame
+        count since an anchor (the echo canceller needs a steady far-end clock).
+
+        The same evidence rules as the microphone's clock (clock.py): a callback that runs late
+        but within what the card buffers does not move the anchor, since the card plays on
+        schedule; re-anchoring there, as an earlier version did after 0.1 s, stamped the rest of
+        the answer late, the echo then seemed to come before the speaker played it, and the
+        window interrupted its own answer (CI, e3f0db0). An underflow (the card ran dry) or a
+        restart after a pause sets the anchor anew."""
+        clock = self._frame_clock or CaptureClock(self.rate or 48000)
+        self._frame_clock = clock
+        return clock.first_sample_time(frame, 0, overflow=underflow)
 
     def _finished(self) -> None:
         """PortAudio ended the stream: our pause, or the device went away."""
+        if self.reference is not None:
+            self.reference.paused()
         with self._lock:
             lost = self._running
             self._running = False

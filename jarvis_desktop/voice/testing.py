@@ -231,17 +231,17 @@ class _FakeStreamBase:
         self._due = (now if due is None else due) + step
         return self._halt.wait(max(0.0, self._due - now))
 
-    def _flags(self, kind: str):
+    def _flags(self, kind: str, buffer_s: float = 0.2):
         """Called before each block: the status flags for its callback (``kind``: input or
-        output). A thread held up for longer than the card buffers (0.2 s) loses that time, as
-        a real card does: its clock goes on from now and the callback reports an overflow (input)
-        or underflow (output), as PortAudio's would. Shorter hold-ups are caught up."""
+        output). A thread held up for longer than the card buffers (``buffer_s``) loses that
+        time, as a real card does: its clock goes on from now and the callback reports an
+        overflow (input) or underflow (output), as PortAudio's would. Shorter hold-ups are caught up."""
         import sounddevice as sd
 
         due = getattr(self, "_due", None)
         now = time.monotonic()
         self.lost_s = 0.0
-        if due is None or now - due <= 0.2:
+        if due is None or now - due <= buffer_s:
             return sd.CallbackFlags()
         self._due, self.lost_s = now, now - due
         return sd.CallbackFlags(sd._lib.paInputOverflow if kind == "input" else sd._lib.paOutputUnderflow)
@@ -385,13 +385,19 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
 
     instances: list = []
 
-    def __init__(self, echo: "RoomEcho | None" = None, vanish_after: float | None = None, **kw):
+    def __init__(self, echo: "RoomEcho | None" = None, vanish_after: float | None = None, latency: float = 0.05, **kw):
         super().__init__(**kw)
+        self.latency = latency  # seconds between a block handed over and played: what the card buffers
         self.played: list = []
         self.echo = echo  # what it plays is also heard by a fake microphone in the same room
         self.vanish_after = vanish_after  # seconds of playing after which the card "is unplugged"
         self._frames = 0
+        self._stall = 0.0
         FakeRealtimeSpeaker.instances.append(self)
+
+    def stall_writer(self, seconds: float) -> None:
+        """Hold up the next callback by ``seconds`` (longer than ``latency``: the card runs dry)."""
+        self._stall = seconds
 
     def _loop(self):
         import numpy as np
@@ -401,9 +407,14 @@ class FakeRealtimeSpeaker(_FakeStreamBase):
             if self.vanish_after is not None and self._frames >= self.vanish_after * self.samplerate:
                 self._end()  # what PortAudio does when the device disappears
                 return
-            flags = self._flags("output")
+            if self._stall:  # a busy process holds the thread up
+                stall, self._stall = self._stall, 0.0
+                time.sleep(stall)
+            # Within its output latency a late block still plays on schedule; later than that the
+            # card ran dry (underflow), and the block plays one latency after it was handed over.
+            flags = self._flags("output", buffer_s=self.latency)
             out = np.zeros((self.blocksize, 1), np.int16)
-            played_at = self.card_time  # when this block leaves the card, however late its thread runs
+            played_at = self.card_time + self.latency  # when this block leaves the card
             stop = False
             try:
                 self.callback(out, self.blocksize, None, flags)
