@@ -290,15 +290,13 @@ class EchoCanceller:
             return True  # the speaker has only just started: too early to tell the user from echo
         if not self.echo_path_heard():
             return False
-        floor = self.noise_floor()
-        heard = [s for s in self._stats if s.raw > 4.0 * floor]  # 6 dB above the noise
-        if not heard:
+        if self._stats[-1].raw <= 4.0 * self.noise_floor():  # 6 dB above the noise: nobody talks now
             return True
-        if statistics.median(s.corr for s in heard) > self.max_corr:
+        if statistics.median(s.corr for s in self._stats) > self.max_corr:
             return True  # the microphone hears mostly what is being played
         if self._aec is not None:  # what is left after cancellation is far below what came in
-            raw = sum(s.raw for s in heard)
-            clean = sum(s.clean for s in heard)
+            raw = sum(s.raw for s in self._stats)
+            clean = sum(s.clean for s in self._stats)
             return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         return False
 
