@@ -277,11 +277,11 @@ class EchoCanceller:
         """True when what the microphone heard over the last blocks is the assistant's own voice
         (so it must not interrupt the answer).
 
-        Only blocks that stand above the room's noise are evidence either way: at the end of a
-        sentence the echo fades into the noise, and those quiet blocks neither correlate with the
-        speaker nor cancel (noise is not echo); counted as votes, they made the tail of the
-        assistant's own sentence look like a user talking (CI, 601929b). Nothing above the noise
-        means nobody is talking over the answer."""
+        At the end of a sentence the echo fades into the room's noise, and those quiet blocks
+        neither correlate with the speaker nor cancel (noise is not echo): they made the tail of
+        the assistant's own sentence look like a user talking (CI, 601929b). A latest block at the
+        noise floor means nobody is talking now. (Judging by the loud blocks only went too far:
+        a user's voice over the echo then often read as echo, and barge-in was missed.)"""
         if not self._stats or not self.far_active():
             return False
         import statistics
