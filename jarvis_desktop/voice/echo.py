@@ -277,11 +277,11 @@ class EchoCanceller:
         """True when what the microphone heard over the last blocks is the assistant's own voice
         (so it must not interrupt the answer).
 
-        At the end of a sentence the echo fades into the room's noise, and those quiet blocks
-        neither correlate with the speaker nor cancel (noise is not echo): they made the tail of
-        the assistant's own sentence look like a user talking (CI, 601929b). A latest block at the
-        noise floor means nobody is talking now. (Judging by the loud blocks only went too far:
-        a user's voice over the echo then often read as echo, and barge-in was missed.)"""
+        Only blocks that stand above the room's noise are evidence either way: at the end of a
+        sentence the echo fades into the noise, and those quiet blocks neither correlate with the
+        speaker nor cancel (noise is not echo); counted as votes, they made the tail of the
+        assistant's own sentence look like a user talking (CI, 601929b). Nothing above the noise
+        means nobody is talking over the answer."""
         if not self._stats or not self.far_active():
             return False
         import statistics
@@ -290,13 +290,15 @@ class EchoCanceller:
             return True  # the speaker has only just started: too early to tell the user from echo
         if not self.echo_path_heard():
             return False
-        if self._stats[-1].raw <= 4.0 * self.noise_floor():  # 6 dB above the noise: nobody talks now
+        floor = self.noise_floor()
+        heard = [s for s in self._stats if s.raw > 4.0 * floor]  # 6 dB above the noise
+        if not heard:
             return True
-        if statistics.median(s.corr for s in self._stats) > self.max_corr:
+        if statistics.median(s.corr for s in heard) > self.max_corr:
             return True  # the microphone hears mostly what is being played
         if self._aec is not None:  # what is left after cancellation is far below what came in
-            raw = sum(s.raw for s in self._stats)
-            clean = sum(s.clean for s in self._stats)
+            raw = sum(s.raw for s in heard)
+            clean = sum(s.clean for s in heard)
             return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         return False
 
