@@ -75,7 +75,7 @@ class Player:
         self.streams_opened = 0
         self.error = ""
         self.samples_played = 0  # of the current/last clip
-        self._frame_clock: CaptureClock | None = None  # when written frames play (set when the stream opens)
+        self._frame_clock = CaptureClock(48000)  # when written frames play (made anew at the stream's rate on open)
         self._events: collections.deque = collections.deque()
         self._events_ready = threading.Condition()
         self._notifier = threading.Thread(target=self._notify_loop, name="player-events", daemon=True)
@@ -145,8 +145,6 @@ class Player:
             self._running = False
             if s is not None:
                 self._close(s)
-        if self.reference is not None:
-            self.reference.paused()
         with self._events_ready:
             self._events.append(None)
             self._events_ready.notify()
@@ -194,8 +192,7 @@ class Player:
             except Exception:
                 log.debug("stopping the paused output stream failed", exc_info=True)
             self._running = True
-            if self._frame_clock is not None:
-                self._frame_clock.reset()  # time passed while paused: the frame count does not say how much
+            self._frame_clock.reset()  # time passed while paused: the frame count does not say how much
             try:
                 s.start()
             except Exception as e:
@@ -247,8 +244,6 @@ class Player:
         outdata[:, 0] = (out * 32767).astype(np.int16)
         if self.reference is not None:
             self.reference.write(out, self.rate, self._clock(start_frame, underflow))
-            if pause:
-                self.reference.paused()
         if pause:
             raise sd.CallbackStop
 
@@ -262,14 +257,12 @@ class Player:
         the answer late, the echo then seemed to come before the speaker played it, and the
         window interrupted its own answer (CI, e3f0db0). An underflow (the card ran dry) or a
         restart after a pause sets the anchor anew."""
-        clock = self._frame_clock or CaptureClock(self.rate or 48000)
-        self._frame_clock = clock
-        return clock.first_sample_time(frame, 0, overflow=underflow)
+        return self._frame_clock.first_sample_time(frame, 0, overflow=underflow)
 
     def _finished(self) -> None:
-        """PortAudio ended the stream: our pause, or the device went away."""
+        """PortAudio ended the stream: our pause, a close, or the device went away."""
         if self.reference is not None:
-            self.reference.paused()
+            self.reference.paused()  # the echo canceller stops waiting for far-end blocks
         with self._lock:
             lost = self._running
             self._running = False

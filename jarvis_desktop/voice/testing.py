@@ -361,9 +361,9 @@ class FakeRealtimeMicrophone(_FakeStreamBase):
                 return
             flags = self._flags("input")
             block = np.zeros((self.blocksize, 1), np.int16)
-            if self.live is not None and self.lost_s:
-                self.live.skip(int(self.lost_s * self.samplerate * self.speed))  # never captured
             if self.live is not None:
+                if self.lost_s:
+                    self.live.skip(int(self.lost_s * self.samplerate * self.speed))  # never captured
                 chunk = self.live.read(self.blocksize, t_end=self.card_time, rate=self.samplerate * self.speed)
                 chunk = (np.clip(chunk, -1, 1) * 32767).astype(np.int16)
             else:
