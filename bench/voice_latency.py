@@ -286,8 +286,10 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
     def on_block(block):
         lags.append(time.monotonic() - block.time - len(block.samples) / SR)
         p = user_at[0]
-        if p is not None and "onset" not in onsets and block.position + len(block.samples) > p:
-            onsets["onset"] = block.time + max(0, p - block.position) / SR
+        # the onset on the room's clock: a block's position counts delivered samples only, and
+        # falls behind the room for good once the card overflowed and dropped some
+        if p is not None and "onset" not in onsets and room.read_pos >= p:
+            onsets["onset"] = room.time_of(p)
 
     def on_speech_start(pos):
         if speaker.speaking:
@@ -312,6 +314,7 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
     for label, starts in (("early (sentence 1)", lambda e: e.index == 1),
                           ("mid (sentence 2)", lambda e: e.text.startswith("It was described"))):
         stops = []
+        before = 0
         for _ in range(runs):
             barge.clear()
             onsets.clear()
@@ -322,7 +325,9 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
             time.sleep(0.3)
             user_at[0] = room.mix(user, room.read_pos + 800)
             speaker.wait(30)
-            if barge and "onset" in onsets:
+            if barge and "onset" in onsets and barge[0] < onsets["onset"]:
+                before += 1  # its own voice stopped it before the user spoke: no barge-in figure
+            elif barge and "onset" in onsets:
                 silent = [t for t in hook.silent_after if t >= barge[0]]
                 stop_t = silent[0] if silent else barge[0]
                 stops.append(stop_t - onsets["onset"])
@@ -334,6 +339,8 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
                   f"{len(stops)}/{runs} interruptions stopped speech; goal <= 200 ms)  load {os.getloadavg()[0]:.1f}")
         else:
             print(f"   user barge-in, {label}: 0/{runs} interruptions stopped speech")
+        if before:
+            print(f"   ... and in {before}/{runs} of those replies barge-in fired before the user spoke (self-interruption)")
     vin.stop()
     speaker.close()
     print(f"   microphone blocks processed (AEC, VAD, gate) {statistics.median(lags) * 1000:.0f} ms after capture "

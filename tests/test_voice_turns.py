@@ -227,6 +227,20 @@ def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
     assert [i for i in unexplained_blocks(user) if i >= starts]  # the user's voice over the same tail
 
 
+def test_the_fake_rooms_clock_keeps_time_for_samples_lost_to_an_overflow():
+    """The barge-in bench measures the user's onset on this clock: a count of delivered samples
+    falls behind the room for good once the card overflowed (it made barge-ins look missed)."""
+    room = LiveAudio(noise_level=0.0)
+    assert room.time_of(0) is None  # nothing read yet: no clock
+    room.read(1600, t_end=10.1, rate=16000)
+    room.skip(1600)  # 0.1 s the card never delivered
+    user = room.mix(np.ones(800, np.float32), room.read_pos + 800)
+    assert user == 4000
+    assert room.time_of(user) == pytest.approx(10.25)
+    assert room.position_at(room.time_of(2400)) == 2400
+    assert float(np.max(room.read(1600))) == 1.0  # the user is heard 800 samples into the next read
+
+
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
 @pytest.mark.parametrize("echo_delay, stall, speaker_stall, latency", [
     (0.03, 0.0, 0.0, 0.05), (0.2, 0.0, 0.0, 0.05), (0.03, 0.19, 0.0, 0.05), (0.03, 0.0, 0.15, 0.25), (0.03, 0.0, 0.15, 0.05),

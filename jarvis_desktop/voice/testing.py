@@ -316,6 +316,15 @@ class LiveAudio:
                 return self.read_pos
             return self.read_pos + int(round((t - self.read_time) * self.rate))
 
+    def time_of(self, pos: int) -> float | None:
+        """Monotonic time at which the card captures (or captured) absolute sample ``pos``, by
+        its clock; None before the first read. The inverse of ``position_at``: a sample lost to an
+        overflow still has a time (the user spoke then), though no block ever carries it."""
+        with self._lock:
+            if self.read_time is None:
+                return None
+            return self.read_time + (pos - self.read_pos) / self.rate
+
     def read(self, n: int, t_end: float | None = None, rate: float | None = None):
         """The next ``n`` samples; ``t_end``: the card-clock time at which the last of them was
         captured, ``rate``: samples per second of real time (both kept for ``position_at``)."""
