@@ -83,9 +83,11 @@ def cmd_import(args, settings) -> int:
 def cmd_setup(args, settings) -> int:
     """Offer the packs by need, with sizes and free disk space; download the chosen ones."""
     from .cancel import CancelToken
+    from .experts.model_store import cached_ids
     from .experts.packs import disk_free, load_packs, pack_plan, setup_reachability
 
     packs = load_packs()
+    cached = cached_ids(settings)
     chosen_ids = [a for a in args.model]
     unknown = [a for a in chosen_ids if a not in {p.id for p in packs}]
     if unknown:
@@ -93,7 +95,7 @@ def cmd_setup(args, settings) -> int:
         return 2
     print(f"Free disk space for models: {disk_free(settings) / 1e9:.1f} GB ({settings.model_cache_path})")
     for i, p in enumerate(packs, 1):
-        plan = pack_plan(p, settings)
+        plan = pack_plan(p, settings, cached)
         state = "ready" if not plan.models else f"{plan.total_mb / 1000:.1f} GB to download"
         print(f"  {i}. {p.title:<28} [{p.id}] {state}: {p.summary}")
     problem = setup_reachability(settings)
@@ -113,7 +115,7 @@ def cmd_setup(args, settings) -> int:
     chosen = [p for p in packs if p.id in chosen_ids]
     models: dict[str, Any] = {}
     for p in chosen:
-        for m in pack_plan(p, settings).models:
+        for m in pack_plan(p, settings, cached).models:
             models.setdefault(m.model_id, m)
     if not models:
         print("everything in those packs is already on this computer")

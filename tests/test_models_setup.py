@@ -16,7 +16,7 @@ from helpers.fake_hub import FakeHub
 from helpers.tiny_models import build, image_classifier
 from jarvis_desktop.cancel import CancelToken
 from jarvis_desktop.config import Settings
-from jarvis_desktop.experts.model_store import DefaultModel, list_cached
+from jarvis_desktop.experts.model_store import DefaultModel, cached_ids, list_cached
 from jarvis_desktop.experts.packs import (Pack, disk_free, download, load_packs, pack_plan, setup_reachability)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +32,19 @@ def test_packs_cover_the_four_needs_with_sizes(tmp_path):
     listen = pack_plan(packs["listen"], s)
     assert "Systran/faster-whisper-base.en" in [m.model_id for m in listen.models]
     assert disk_free(s) > 0
+
+
+def test_planning_a_download_lists_the_cache_as_list_cached_does(tmp_path):
+    s = Settings(model_cache=str(tmp_path / "cache"))
+    assert cached_ids(s) == set()  # no cache folder yet
+    build(s.model_cache_path, {"tiny/vit": image_classifier}, work=tmp_path / "build")
+    (s.model_cache_path / "models--acme--half-downloaded" / "blobs").mkdir(parents=True)  # no snapshot: not there
+    assert cached_ids(s) == {m.model_id for m in list_cached(s)} == {"tiny/vit"}
+    pack = Pack("test", "Test pack", "one tiny model", ("image-classification",),
+                (DefaultModel("image-classification", "tiny/vit", "mit", 0.1),
+                 DefaultModel("image-classification", "acme/half-downloaded", "mit", 0.1)))
+    assert [m.model_id for m in pack_plan(pack, s).models if m.model_id in ("tiny/vit", "acme/half-downloaded")] == [
+        "acme/half-downloaded"]
 
 
 @pytest.fixture

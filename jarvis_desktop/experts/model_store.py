@@ -106,6 +106,16 @@ def _tasks_from_catalog(settings: Settings, model_id: str) -> list[str]:
         return []
 
 
+def cached_ids(settings: Settings) -> set[str]:
+    """The ids of the models in the cache that have a snapshot. What planning a download needs:
+    a folder listing, not ``list_cached``'s walk over every file for sizes and configs (the setup
+    dialog planned its packs on the GUI thread with that walk, twice per pack)."""
+    cache = _cache(settings)
+    if not cache.is_dir():
+        return set()
+    return {mid for repo in cache.iterdir() if (mid := model_id_of(repo.name)) and snapshot_dir(cache, mid) is not None}
+
+
 def list_cached(settings: Settings) -> list[CachedModel]:
     """Every model in the cache with its size on disk and the task types it covers."""
     cache = _cache(settings)
@@ -348,10 +358,12 @@ def default_models(tasks: list[str] | None = None) -> list[DefaultModel]:
     return out
 
 
-def plan_defaults(tasks: list[str] | None, settings: Settings, include_shipped: bool = False) -> PullPlan:
-    """Which downloads the defaults for ``tasks`` need, skipping what is cached, shipped or built in."""
+def plan_defaults(tasks: list[str] | None, settings: Settings, include_shipped: bool = False,
+                  cached: set[str] | None = None) -> PullPlan:
+    """Which downloads the defaults for ``tasks`` need, skipping what is cached (``cached``: the
+    cache's model ids, when the caller has listed them already), shipped or built in."""
     plan = PullPlan()
-    cached = {m.model_id for m in list_cached(settings)}
+    cached = cached_ids(settings) if cached is None else cached
     chosen: dict[str, DefaultModel] = {}
     for d in default_models(tasks):
         if (d.shipped or d.builtin) and not include_shipped:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..config import Settings, resources_dir
 from .hub_errors import explain, probe
-from .model_store import DefaultModel, PullPlan, list_cached, plan_defaults
+from .model_store import DefaultModel, PullPlan, cached_ids, plan_defaults
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,11 @@ def load_packs() -> list[Pack]:
     return out
 
 
-def pack_plan(pack: Pack, settings: Settings) -> PullPlan:
-    """What choosing ``pack`` would download now (cached, shipped and built-in models skipped)."""
-    plan = plan_defaults(list(pack.tasks), settings)
-    cached = {m.model_id for m in list_cached(settings)}
+def pack_plan(pack: Pack, settings: Settings, cached: set[str] | None = None) -> PullPlan:
+    """What choosing ``pack`` would download now (cached, shipped and built-in models skipped).
+    ``cached``: the cache's model ids, listed once for several packs."""
+    cached = cached_ids(settings) if cached is None else cached
+    plan = plan_defaults(list(pack.tasks), settings, cached=cached)
     have = {m.model_id for m in plan.models}
     plan.models += [e for e in pack.extra if e.model_id not in cached and e.model_id not in have]
     return plan

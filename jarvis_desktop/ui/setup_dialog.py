@@ -29,6 +29,7 @@ class SetupDialog(QDialog):
 
     def __init__(self, settings: Any, parent: QWidget | None = None, endpoint: str | None = None):
         super().__init__(parent)
+        from ..experts.model_store import cached_ids
         from ..experts.packs import disk_free, load_packs, pack_plan
 
         self.setWindowTitle("Set up models")
@@ -36,7 +37,8 @@ class SetupDialog(QDialog):
         self.endpoint = endpoint
         self.cancel_token: CancelToken | None = None
         self.packs = load_packs()
-        self.plans = {p.id: pack_plan(p, settings) for p in self.packs}
+        cached = cached_ids(settings)  # one folder listing for every pack
+        self.plans = {p.id: pack_plan(p, settings, cached) for p in self.packs}
         self.boxes: dict[str, QCheckBox] = {}
         self.bars: dict[str, QProgressBar] = {}
         self.bar_labels: dict[str, QLabel] = {}
