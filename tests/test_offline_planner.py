@@ -136,8 +136,6 @@ def test_parallel_branches_on_the_same_file(planner, files):
     assert det.args["image"] == str(files["photo.jpg"].path)
 
 
-@pytest.mark.xfail(strict=True, reason="learned planner (issue 10): with two files, 'describe photo.jpg' in a clause that also "
-                   "asks for the comparison scores too low for image-to-text; needs more two-file training requests")
 def test_dag_two_files_meet_in_one_task(planner, files):
     """Speech and an image in, one comparison out: a DAG with two roots."""
     check = planner.plan(

@@ -513,6 +513,12 @@ CONTROL_WORDS = [
 ]
 
 
+def names_a_control_map(text: str) -> bool:
+    """Whether ``text`` names a property of a picture that a control map is made of (a closed
+    class of words: pose, edges, outline, lines, depth, normals, segments, layout...)."""
+    return any(rx.search(text) for rx, _kind in CONTROL_WORDS)
+
+
 def control_kind(text: str) -> str:
     """Which control map a clause names (canny when it names none)."""
     hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]

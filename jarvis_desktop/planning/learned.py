@@ -18,7 +18,7 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import Detection, Detector, control_kind
+from .detect import Detection, Detector, control_kind, names_a_control_map
 from .extract import RequestReading
 from .features import clause_views
 from .segment import load_nlp, segment
@@ -80,6 +80,12 @@ class LearnedDetector(Detector):
             # the first or the last clause, as people write it
             for k in range(1, len(views) - 1):
                 P[k] = 0.0
+        if not names_a_control_map(reading.text):
+            # a control map is made of something the request names (the pose, the edges, the depth
+            # of a picture): without one of those words, "make a video of it" is not a guided image
+            for label in (CONTROL, GUIDED):
+                if label in m.labels:
+                    P[:, m.labels.index(label)] = 0.0
         found: list[tuple[int, int, str]] = []  # (clause, label index, label)
         # a request needs a task when some clause does (noisy-OR, as trained); it goes where it scores most
         needs = 1.0 - np.prod(1.0 - P, axis=0) if len(views) else np.zeros(len(m.labels))
