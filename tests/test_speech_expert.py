@@ -168,3 +168,19 @@ def test_models_from_the_cache_by_name(tmp_path, ctx):
     heard = asr.Transcriber.from_settings(s).transcribe(str(out.audio))
     assert heard.model_id == "Systran/faster-whisper-base.en"
     assert words(heard.text) == ["good", "morning"]
+
+
+def test_a_decode_that_runs_away_repeating_itself_keeps_one_copy():
+    """Whisper in a short window once wrote 'I found two cats' 23 times for a 1 s clip (CI)."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    from jarvis_desktop.voice.asr import Transcriber, without_runaway_loop
+
+    model = Transcriber().load()
+    tok = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
+    unit = tok.encode(" I found two cats")
+    assert tok.decode(without_runaway_loop(unit * 23 + unit[:2])).strip() == "I found two cats"
+    said = tok.encode(" Could you check the weather for me? I found two cats") + unit * 5
+    assert tok.decode(without_runaway_loop(said)).strip() == "Could you check the weather for me? I found two cats"
+    for kept in (" no no no", " thank you thank you", " Please translate this text into French."):
+        assert without_runaway_loop(tok.encode(kept)) == tok.encode(kept)  # short repeats and plain text stay

@@ -313,10 +313,29 @@ def _short_window_text(model, samples, lang: str, beam_size: int, lock: threadin
         )[0]
         tokens = result.sequences_ids[0]
         kept = _before_audio_end(tokens, tokenizer, len(samples) / SAMPLE_RATE)
+        kept = kept[: len(without_runaway_loop([tokens[i] for i in kept]))]
         last_prob = _last_word_prob(model, enc, tokenizer, tokens, kept, features.shape[-1]) if kept and last_word else None
     avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
     text = tokenizer.decode([tokens[i] for i in kept]).strip()
     return text, float(result.no_speech_prob), float(avg_logprob), last_prob
+
+
+def without_runaway_loop(seq: list[int], min_copies: int = 3, min_tokens: int = 8) -> list[int]:
+    """``seq`` with a runaway repetition cut to its first copy. In a short window Whisper now and
+    then repeats what it heard until the token limit, inside one segment that ends before the
+    audio does ("I found two cats I found two cats ..." 23 times: CI, a5b870f), which the
+    timestamps cannot catch. A sequence that ends in ``min_copies`` or more back-to-back copies of
+    one unit (the last one may be partial), ``min_tokens`` or more in all, keeps the first copy;
+    a short spoken repeat ("no no no") is left as it is."""
+    n = len(seq)
+    for p in range(1, n // min_copies + 1):
+        i = n - p - 1
+        while i >= 0 and seq[i] == seq[i + p]:
+            i -= 1
+        start = i + 1  # seq[start:] repeats with period p
+        if n - start >= max(min_copies * p, min_tokens):
+            return seq[: start + p]
+    return seq
 
 
 def _before_audio_end(tokens: list[int], tokenizer, duration: float) -> list[int]:
