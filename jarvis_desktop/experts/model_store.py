@@ -106,27 +106,29 @@ def _tasks_from_catalog(settings: Settings, model_id: str) -> list[str]:
         return []
 
 
-def cached_ids(settings: Settings) -> set[str]:
-    """The ids of the models in the cache that have a snapshot. What planning a download needs:
-    a folder listing, not ``list_cached``'s walk over every file for sizes and configs (the setup
-    dialog planned its packs on the GUI thread with that walk, twice per pack)."""
+def _snapshots(settings: Settings):
+    """(repo folder, model id, snapshot) for each model in the cache that has a snapshot."""
     cache = _cache(settings)
     if not cache.is_dir():
-        return set()
-    return {mid for repo in cache.iterdir() if (mid := model_id_of(repo.name)) and snapshot_dir(cache, mid) is not None}
+        return
+    for repo in sorted(cache.iterdir()):
+        mid = model_id_of(repo.name)
+        snap = snapshot_dir(cache, mid) if mid else None
+        if mid and snap is not None:
+            yield repo, mid, snap
+
+
+def cached_ids(settings: Settings) -> set[str]:
+    """The ids of the models in the cache. What planning a download needs: a folder listing, not
+    ``list_cached``'s walk over every file for sizes and configs (the setup dialog planned its
+    packs on the GUI thread with that walk, twice per pack)."""
+    return {mid for _repo, mid, _snap in _snapshots(settings)}
 
 
 def list_cached(settings: Settings) -> list[CachedModel]:
     """Every model in the cache with its size on disk and the task types it covers."""
-    cache = _cache(settings)
     out = []
-    if not cache.is_dir():
-        return out
-    for repo in sorted(cache.iterdir()):
-        mid = model_id_of(repo.name)
-        snap = snapshot_dir(cache, mid) if mid else None
-        if not mid or snap is None:
-            continue
+    for repo, mid, snap in _snapshots(settings):
         info = describe(mid, snap)
         tasks = list(dict.fromkeys(_tasks_from_catalog(settings, mid) + list(info.tasks)))
         out.append(CachedModel(mid, snap, _dir_bytes(repo), tasks, info.family, snap.name))

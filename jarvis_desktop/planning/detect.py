@@ -513,13 +513,14 @@ CONTROL_WORDS = [
 ]
 
 
-def names_a_control_map(text: str) -> bool:
-    """Whether ``text`` names a property of a picture that a control map is made of (a closed
-    class of words: pose, edges, outline, lines, depth, normals, segments, layout...)."""
-    return any(rx.search(text) for rx, _kind in CONTROL_WORDS)
-
-
-def control_kind(text: str) -> str:
-    """Which control map a clause names (canny when it names none)."""
+def named_control_map(text: str) -> str | None:
+    """The control map ``text`` names first (a closed class of words: pose, edges, outline, lines,
+    depth, normals, segments, layout...), or None when it names none."""
     hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]
-    return min(hits)[1] if hits else "canny"
+    return min(hits)[1] if hits else None
+
+
+def control_kind(text: str, request: str = "") -> str:
+    """Which control map a clause names; when it names none, the one the whole ``request`` names
+    ("take the pose of the girl in this picture and draw a superhero in it"); else canny."""
+    return named_control_map(text) or named_control_map(request) or "canny"

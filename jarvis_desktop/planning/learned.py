@@ -18,7 +18,7 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import Detection, Detector, control_kind, names_a_control_map
+from .detect import Detection, Detector, control_kind, named_control_map
 from .extract import RequestReading
 from .features import clause_views
 from .segment import load_nlp, segment
@@ -80,7 +80,7 @@ class LearnedDetector(Detector):
             # the first or the last clause, as people write it
             for k in range(1, len(views) - 1):
                 P[k] = 0.0
-        if not names_a_control_map(reading.text):
+        if named_control_map(reading.text) is None:
             # a control map is made of something the request names (the pose, the edges, the depth
             # of a picture): without one of those words, "make a video of it" is not a guided image
             for label in (CONTROL, GUIDED):
@@ -147,7 +147,7 @@ class LearnedDetector(Detector):
             return Detection("guided", start, end, "learned", guided=True)
         if label == CONTROL:
             clause = reading.clauses[reading.clause_at(start)]
-            return Detection(f"{control_kind(clause.text)}-control", start, end, "learned")
+            return Detection(f"{control_kind(clause.text, reading.text)}-control", start, end, "learned")
         return Detection(label, start, end, "learned")
 
 

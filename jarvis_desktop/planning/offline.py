@@ -19,7 +19,7 @@ from typing import Any
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind, names_a_control_map
+from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
 
 log = logging.getLogger(__name__)
@@ -398,9 +398,7 @@ class OfflinePlanner:
     def _add_guided(self, d: Detection, st: _State, later: set[str], dry: bool) -> str:
         r = st.reading
         window = r.text[d.start : d.end]
-        # "take the pose of the girl in this picture and draw a superhero in it": the map is named
-        # in another clause than the drawing
-        kind = control_kind(window if names_a_control_map(window) else r.text)
+        kind = control_kind(window, r.text)
         control = next((n for n in st.nodes if n.task == f"{kind}-control"), None)
         if control is None:
             src = _nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)
