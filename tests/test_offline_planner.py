@@ -116,6 +116,7 @@ def test_chain_links_by_data_type(planner, files):
     assert asr.args["audio"] == str(files["memo.wav"].path)
     assert summ.args["text"] == placeholder(asr.id) and summ.dep == [asr.id]
     assert tts.args["text"] == placeholder(summ.id) and tts.dep == [summ.id]
+    assert check.repairs == []  # its own plan is written whole: `jarvis plan` shows no "repaired:" lines
 
 
 def test_image_chain_across_kinds(planner, files):

@@ -415,7 +415,7 @@ class OfflinePlanner:
         return "ok"
 
     def _validate(self, st: _State) -> PlanCheck:
-        items = [{"task": n.task, "id": n.id, "dep": [], "args": n.args} for n in st.nodes]
+        items = [{"task": n.task, "id": n.id, "dep": _uses(n.args), "args": n.args} for n in st.nodes]
         check = validate_plan(items, _plan_attachments(st), source="offline")
         tries = 0
         while not check.ok and tries < 5 and items:
@@ -432,6 +432,11 @@ class OfflinePlanner:
 
 # --------------------------------------------------------------------------------------------
 # helpers
+
+def _uses(args: dict[str, str]) -> list[int]:
+    """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
+    return sorted({int(m) for v in args.values() for m in re.findall(r"<GENERATED>-(\d+)", str(v))}) or [-1]
+
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
     return PlanCheck(Plan([], "offline", [*(more or []), note]))
