@@ -36,7 +36,8 @@ def _env(root: Path, **extra: str) -> dict[str, str]:
     for name in ("config", "data", "model_cache"):
         (root / name).mkdir(parents=True, exist_ok=True)
     env.update(JARVIS_CONFIG_DIR=str(root / "config"), JARVIS_DATA_DIR=str(root / "data"),
-               JARVIS_MODEL_CACHE=str(root / "model_cache"), JARVIS_OFFLINE="1", HF_HUB_OFFLINE="1", **extra)
+               JARVIS_MODEL_CACHE=str(root / "model_cache"), JARVIS_OFFLINE="1", HF_HUB_OFFLINE="1",
+               JARVIS_RESIDENT_PLANNER_MINUTES="0", **extra)  # no planner left running after the test
     return env
 
 
