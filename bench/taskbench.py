@@ -219,6 +219,50 @@ def run_folds(rows: list[dict[str, Any]], k: int, seed: int, edges_from: str, co
         print_taskbench(shipped, "FIT ON ALL OF DEV: the shipped learned model, trained on all of dev (memory, not a held-out figure)")
 
 
+def author_of(row: dict[str, Any]) -> str:
+    """Who wrote a training request: its id's prefix (``d`` ours, ``m1``.. other authors; bench/data/README.md)."""
+    return str(row.get("id", "")).split("-", 1)[0] or "?"
+
+
+def run_own_folds(path: Path, taskbench_rows: list[dict[str, Any]], out: Path | None = None) -> None:
+    """Held-out figures on desktop requests: each author's training requests planned by a model
+    fitted on everything else (TaskBench dev, descriptions, the other authors' requests). Unlike
+    the blind sets, these folds may be used to choose settings: every figure is still held out."""
+    from jarvis_desktop.planning.corpus import description_bags, plan_bags, step_bags, taskbench_bags
+    from jarvis_desktop.planning.offline import OfflinePlanner
+    from jarvis_desktop.planning.plan_metrics import PlanScores
+    from jarvis_desktop.planning.train import TASKBENCH_DIR, fit
+
+    rows = read_jsonl(path)
+    t0 = time.perf_counter()
+    base = taskbench_bags(taskbench_rows) + step_bags(taskbench_rows) + description_bags(TASKBENCH_DIR / "tool_desc.json")
+    own = plan_bags(rows)
+    print(f"features of {len(base)} TaskBench and description texts and {len(own)} own requests: {time.perf_counter() - t0:.1f} s")
+    authors = sorted({author_of(r) for r in rows})
+    planner_of: dict[str, Any] = {}
+    for author in authors:
+        t1 = time.perf_counter()
+        model = fit(base + [b for r, b in zip(rows, own) if author_of(r) != author])
+        planner = OfflinePlanner(model=model)
+        for r in rows:
+            if author_of(r) == author:
+                planner_of[str(r["request"])] = planner
+        print(f"without {author}: fitted in {time.perf_counter() - t1:.1f} s", flush=True)
+    preds, native, mapped, elapsed, by_voice = run_plan_form(rows, lambda text, files: planner_of[text].plan(text, files))
+    if out is not None:  # the held-out predictions, to read the errors
+        write_jsonl(out, preds)
+    print(f"plans/s: {len(rows) / elapsed:.1f}   ms/plan: {1000 * elapsed / len(rows):.1f}")
+    print(f"\n{'author':8} {'n':>4} {'exact':>7} {'empty':>9} {'spoken':>9}")
+    for author in authors:
+        a = PlanScores()
+        for r, p in zip(rows, preds):
+            if author_of(r) == author:
+                a.add(p["plan"], r.get("plan") or [])
+        print(f"{author:8} {a.n:>4} {a.exact_rate:>6.1f}% {a.empty_needed:>4}/{a.needed:<4} {a.spoken_ok:>4}/{a.spoken:<4}")
+    print(f"\nHELD-OUT by author: {len(rows)} own training requests, each author's planned by a model fitted without them")
+    print_plan_form(native, mapped, by_voice)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="TaskBench or HuggingGPT-form JSONL (default: %(default)s)")
@@ -229,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N samples")
     ap.add_argument("--folds", type=int, default=0, help="K-fold cross-validation over the TaskBench data (held-out figures)")
     ap.add_argument("--seed", type=int, default=0, help="which K-fold split")
+    ap.add_argument("--own-folds", action="store_true",
+                    help="leave-one-author-out over our own training requests (bench/data/dev_requests_train.jsonl)")
     ap.add_argument("--no-compare", action="store_true", help="with --folds: skip the fit-on-all figures")
     ap.add_argument("--edges-from", choices=("links", "args"), default="links",
                     help="gold edges from task_links (TaskBench's scorer) or rebuilt from <node-j> arguments")
@@ -241,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         raise SystemExit(f"{a.data} holds no requests")
     plan_form = is_plan_form(rows)
+    if a.own_folds:
+        from jarvis_desktop.planning.train import OWN_REQUESTS
+
+        run_own_folds(OWN_REQUESTS, rows, a.out)
+        return 0
     if a.folds:
         if plan_form or not all("task_nodes" in r for r in rows):
             raise SystemExit("--folds needs TaskBench data with gold task_nodes (the dev split)")

@@ -78,6 +78,8 @@ def test_planning_runs_offline_without_torch(tmp_path):
     ("Look at this snapshot and tell me out loud what you see.", ["shot.jpg"], "image-to-text"),
     ("Transcribe my voice note and read it back to me.", ["vn.wav"], "automatic-speech-recognition"),
     ("Summarise this text file and then read the summary aloud.", ["doc.txt"], "summarization"),
+    ("read us what's on the whiteboard", ["wb.png"], "image-to-text"),  # reading *to* someone is speaking
+    ("Read me the opening hours on that shop sign.", ["sign.jpg"], "image-to-text"),
 ])
 def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, request_text, names, source):
     check = planner.plan(request_text, attach(tmp_path, *names))
@@ -86,6 +88,15 @@ def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, reques
     tts = check.plan.tasks[-1]
     src = next(t for t in check.plan.tasks if t.task == source)
     assert src.id in tts.dep or any(placeholder(t.id) == tts.args["text"] for t in check.plan.tasks if t.id in tts.dep)
+
+
+def test_one_clause_reads_a_file_one_way_unless_both_readings_are_likely(planner, tmp_path):
+    """"Transcribe" and "what emotion" both read a recording; in one clause the weaker reading of
+    the same file is a rival, not a second step, while a clear second step on text stays."""
+    assert tasks_of(planner.plan("Write down what is said in this audio recording.", attach(tmp_path, "r.wav"))) \
+        == ["automatic-speech-recognition"]
+    assert tasks_of(planner.plan("Caption this photo and say the caption out loud.", attach(tmp_path, "pic.jpg"))) \
+        == ["image-to-text", "text-to-speech"]
 
 
 def test_say_quoted_words_speaks_exactly_them(planner):

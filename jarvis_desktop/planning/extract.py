@@ -77,13 +77,15 @@ class RequestReading:
 
 
 def looks_english(text: str) -> bool:
-    """True when the words outside quotes are mostly Latin letters with common English words."""
+    """True when the words outside quotes, file names and links read as English: common English
+    words among them, or, for terse commands that have none ("denoise podcast.wav", "hed outline
+    then watercolour fox"), most of them in the shipped English word list."""
     outside = text
-    for rx in QUOTE_RES:
+    for rx in (URL_RE, FILE_RE, *QUOTE_RES):
         outside = rx.sub(" ", outside)
     words = re.findall(r"[^\W\d_]+", outside.lower())
     if not words:
-        return False
+        return outside != text  # only a file, a link or quoted words: nothing says it is not English
     latin = sum(1 for w in words if w.isascii())
     if latin / len(words) < 0.6:
         return False
@@ -96,7 +98,23 @@ def looks_english(text: str) -> bool:
         ws = re.findall(r"[^\W\d_]+", sentence.lower())
         if len(ws) >= 1 and sum(1 for w in ws if w in _ENGLISH_WORDS) / len(ws) >= 0.25:
             return True
-    return False
+    return _known_share(words) >= KNOWN_SHARE
+
+
+#: Share of a request's words that must be English words when none is a common one (a French or
+#: German request shares some short words with English: "la", "die", "en", but few others).
+KNOWN_SHARE = 0.6
+
+
+def _known_share(words: list[str]) -> float:
+    from .wordvecs import STOPWORDS, shipped_vectors
+
+    table = shipped_vectors()
+    if table is None:
+        return 0.0
+    long = [w for w in words if len(w) >= 2]
+    known = sum(1 for w in long if w in table.index or w in STOPWORDS or w in _ENGLISH_WORDS)
+    return known / len(long) if long else 0.0
 
 
 def read_request(request: str, max_chars: int = 4000) -> RequestReading:

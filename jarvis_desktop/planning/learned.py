@@ -102,6 +102,11 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        found = _without_rivals(found, P, m.labels)
+        tts = m.labels.index("text-to-speech") if "text-to-speech" in m.labels else None
+        for i, view in enumerate(views):
+            if tts is not None and _read_to_someone(seg, view) and not any(j == tts for _, j, _ in found):
+                found.append((i, tts, "text-to-speech"))
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
@@ -149,6 +154,57 @@ class LearnedDetector(Detector):
             clause = reading.clauses[reading.clause_at(start)]
             return Detection(f"{control_kind(clause.text, reading.text)}-control", start, end, "learned")
         return Detection(label, start, end, "learned")
+
+
+#: Two steps found in one clause that read the same kind of file (an image, a recording) are rival
+#: readings of the same words ("transcribe this voice memo": speech recognition, or cleaning the
+#: audio?) unless the weaker is at least this share as likely as the stronger. Steps on text are
+#: not rivals: they chain within a clause ("summarise it and read it out").
+RIVAL_SHARE = 0.7
+
+
+def _input_kinds_of(label: str) -> frozenset[str]:
+    if label in (EDIT, CONTROL, GUIDED):
+        return frozenset({"image"})
+    spec = TASK_TYPES.get(label)
+    return frozenset(ARG_KINDS[n] for n in spec.inputs) if spec else frozenset()
+
+
+def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
+    """Drop the weaker of two steps in one clause that read the same kind of input, when it is
+    much less likely than the stronger (see ``RIVAL_SHARE``)."""
+    out = []
+    for i, j, label in found:
+        kinds = _input_kinds_of(label)
+        if not kinds & {"image", "audio"}:  # text steps chain within a clause ("summarise it and read it out")
+            out.append((i, j, label))
+            continue
+        stronger = max((P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) == kinds), default=0.0)
+        if P[i, j] < RIVAL_SHARE * stronger:
+            continue
+        out.append((i, j, label))
+    return out
+
+
+#: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
+_RECIPIENTS = {"me", "us"}
+
+
+def _read_to_someone(seg, view) -> bool:
+    """The clause's verb "read" has a listener (a dative "me"/"us", "to me") or "aloud": the
+    reading is spoken, whatever else the clause asks for."""
+    toks = [t for t in seg.tokens if view.span.start <= t.start < view.span.end]
+    for k, t in enumerate(toks):
+        if t.lemma != "read" or t.pos not in ("VERB", ""):
+            continue
+        rest = [u.lower for u in toks[k + 1:k + 8]]
+        if rest[:1] and rest[0] in _RECIPIENTS:
+            return True
+        if any(a == "to" and b in _RECIPIENTS for a, b in zip(rest, rest[1:])) or "aloud" in rest:
+            return True
+        if any(a == "out" and b == "loud" for a, b in zip(rest, rest[1:])):
+            return True
+    return False
 
 
 def _media_input(label: str) -> str | None:
