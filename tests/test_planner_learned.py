@@ -99,6 +99,16 @@ def test_one_clause_reads_a_file_one_way_unless_both_readings_are_likely(planner
         == ["image-to-text", "text-to-speech"]
 
 
+def test_a_clause_of_its_own_is_a_step_of_its_own(planner, tmp_path):
+    """A later clause the classifier is unsure about is still a step when it is an action of its
+    own; a clause that only says what the user has is not."""
+    check = planner.plan("First pull the names out of these meeting notes, then give me a two line summary.",
+                         attach(tmp_path, "notes.txt"))
+    assert sorted(tasks_of(check)) == ["summarization", "token-classification"]
+    check = planner.plan("I have a photo of my garden. Please describe it.", attach(tmp_path, "garden.jpg"))
+    assert tasks_of(check) == ["image-to-text"]
+
+
 def test_say_quoted_words_speaks_exactly_them(planner):
     check = planner.plan("Say 'the oven is hot' in a friendly voice.", [])
     assert tasks_of(check) == ["text-to-speech"]
@@ -137,6 +147,8 @@ def test_watercolour_keeps_the_instruction(planner, tmp_path):
 @pytest.mark.parametrize("request_text,kind", [
     ("Use the depth of this photo to make a picture of a jungle temple.", "depth"),
     ("Take the pose of the girl in this picture and draw a superhero in it.", "openpose"),
+    # "layout" may name a segmentation map, but here it refers back to the depth map named before
+    ("Take the depth of this room photo, then imagine a spaceship bridge with the same layout.", "depth"),
 ])
 def test_control_map_and_its_generator_are_linked(planner, tmp_path, request_text, kind):
     check = planner.plan(request_text, attach(tmp_path, "ref.jpg"))

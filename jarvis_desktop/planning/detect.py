@@ -509,18 +509,23 @@ CONTROL_WORDS = [
     (re.compile(r"\bdepth", re.I), "depth"),
     (re.compile(r"\bboundar|\bsketch|\bsoft edge|\bhed\b", re.I), "hed"),
     (re.compile(r"\bnormal", re.I), "normal"),
-    (re.compile(r"\bsegment|\blayout|\bcomposition|\bstructure|\bregions", re.I), "seg"),
+    (re.compile(r"\bsegment|\bregions", re.I), "seg"),
 ]
+#: Words that may name a segmentation map but as often refer back to any map ("in the same layout").
+GENERIC_CONTROL_WORDS = [(re.compile(r"\blayout|\bcomposition|\bstructure", re.I), "seg")]
 
 
-def named_control_map(text: str) -> str | None:
+def named_control_map(text: str, words: list | None = None) -> str | None:
     """The control map ``text`` names first (a closed class of words: pose, edges, outline, lines,
     depth, normals, segments, layout...), or None when it names none."""
-    hits = [(m.start(), kind) for rx, kind in CONTROL_WORDS if (m := rx.search(text))]
+    hits = [(m.start(), kind) for rx, kind in (words or CONTROL_WORDS + GENERIC_CONTROL_WORDS) if (m := rx.search(text))]
     return min(hits)[1] if hits else None
 
 
 def control_kind(text: str, request: str = "") -> str:
     """Which control map a clause names; when it names none, the one the whole ``request`` names
-    ("take the pose of the girl in this picture and draw a superhero in it"); else canny."""
-    return named_control_map(text) or named_control_map(request) or "canny"
+    ("take the pose of the girl in this picture and draw a superhero in it"); else canny. A word
+    that names one map (pose, depth) outranks one that may refer back to any ("the same layout")."""
+    return (named_control_map(text, CONTROL_WORDS) or named_control_map(request, CONTROL_WORDS)
+            or named_control_map(text, GENERIC_CONTROL_WORDS) or named_control_map(request, GENERIC_CONTROL_WORDS)
+            or "canny")

@@ -102,6 +102,7 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        found += _unclaimed_clause_steps(found, P, views, m, seg)
         found = _without_rivals(found, P, m.labels)
         tts = m.labels.index("text-to-speech") if "text-to-speech" in m.labels else None
         for i, view in enumerate(views):
@@ -175,14 +176,42 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     much less likely than the stronger (see ``RIVAL_SHARE``)."""
     out = []
     for i, j, label in found:
-        kinds = _input_kinds_of(label)
-        if not kinds & {"image", "audio"}:  # text steps chain within a clause ("summarise it and read it out")
+        media = _input_kinds_of(label) & {"image", "audio"}
+        if not media:  # text steps chain within a clause ("summarise it and read it out")
             out.append((i, j, label))
             continue
-        stronger = max((P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) == kinds), default=0.0)
+        stronger = max((P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) & media), default=0.0)
         if P[i, j] < RIVAL_SHARE * stronger:
             continue
         out.append((i, j, label))
+    return out
+
+
+#: A clause of its own (a verb phrase the parser set apart) is usually a step of its own: when no
+#: step was placed in it, its likeliest label is taken at this share of the threshold.
+CLAUSE_SHARE = 0.5
+
+
+#: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
+_STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
+
+
+def _unclaimed_clause_steps(found, P, views, m, seg) -> list[tuple[int, int, str]]:
+    if len(views) < 2 or CLAUSE_SHARE >= 1.0:
+        return []
+    claimed = {i for i, _, _ in found}
+    labels = {j for _, j, _ in found}
+    out = []
+    for i, view in enumerate(views):
+        if i in claimed:
+            continue
+        verbs = [t for t in seg.tokens if view.span.start <= t.start < view.span.end and t.pos == "VERB"]
+        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs):
+            continue  # not an action: a file or text the user has, a question without a verb
+        j = int(P[i].argmax())
+        if j not in labels and P[i, j] >= m.threshold * CLAUSE_SHARE:
+            out.append((i, j, m.labels[j]))
+            labels.add(j)
     return out
 
 
