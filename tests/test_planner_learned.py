@@ -109,6 +109,20 @@ def test_a_clause_of_its_own_is_a_step_of_its_own(planner, tmp_path):
     assert tasks_of(check) == ["image-to-text"]
 
 
+def test_a_step_after_a_verdict_works_on_what_the_verdict_was_about(planner):
+    """A sentiment label or a list of names is not prose: "then rewrite it" means the review, not
+    the word "negative"; speaking the verdict still speaks the verdict."""
+    check = planner.plan("Is this review positive or negative: 'The pasta was cold and the waiter ignored us.' "
+                         "Then rewrite it more politely.", [])
+    assert tasks_of(check) == ["text-classification", "text2text-generation"]
+    cls, rewrite = check.plan.tasks
+    assert rewrite.dep == [] and rewrite.args["text"] == cls.args["text"] == "The pasta was cold and the waiter ignored us."
+    check = planner.plan("Tell me whether this message sounds angry, 'Why is nobody answering my emails', "
+                         "and read the verdict out loud.", [])
+    assert tasks_of(check) == ["text-classification", "text-to-speech"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
 def test_say_quoted_words_speaks_exactly_them(planner):
     check = planner.plan("Say 'the oven is hot' in a friendly voice.", [])
     assert tasks_of(check) == ["text-to-speech"]

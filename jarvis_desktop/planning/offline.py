@@ -30,6 +30,11 @@ CONTENT_TASKS = {
     "summarization", "translation", "token-classification", "text-classification", "text2text-generation",
     "text-to-speech", "sentence-similarity", "question-answering", "conversational",
 }
+#: Steps whose text output is a verdict or a list of labels, not prose ("positive", "similar: 0.82",
+#: "PERSON: Ana"): a later step that rewrites, translates or sums up "it" means the text the verdict
+#: was about. Speaking the verdict, or making a picture of it, still reads the verdict.
+LABEL_TASKS = {"text-classification", "token-classification", "sentence-similarity"}
+PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
 TEXT_REF_RE = re.compile(
     r"\b(?:based on|according to|depending on|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
@@ -303,7 +308,11 @@ class OfflinePlanner:
         own_quotes = [i for i, q in enumerate(r.quotes) if clause.start <= q.start < clause.end and i not in st.used_quotes]
         if not allow_quote_question:
             own_quotes = [i for i in own_quotes if not r.quotes[i].text.rstrip().endswith("?")]
-        prod = st.producer("text")
+        labels = {n.id for n in st.nodes if n.task in LABEL_TASKS} if d.task in PROSE_TASKS else set()
+        prod = st.producer("text", exclude=labels)
+        last = st.producer("text")
+        if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
+            return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
         strong_ref = re.search(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", clause.text, re.I)
         if own_quotes and not (prod and strong_ref and not parallel and r.quotes[own_quotes[0]].start > d.start + 80):
             if not dry:
