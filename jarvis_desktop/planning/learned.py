@@ -160,8 +160,10 @@ class LearnedDetector(Detector):
 #: Two steps found in one clause that read the same kind of file (an image, a recording) are rival
 #: readings of the same words ("transcribe this voice memo": speech recognition, or cleaning the
 #: audio?) unless the weaker is at least this share as likely as the stronger. Steps on text are
-#: not rivals: they chain within a clause ("summarise it and read it out").
+#: not rivals (they chain within a clause: "summarise it and read it out"), except two that write.
 RIVAL_SHARE = 0.7
+#: Steps that write new text from text: two of them in one clause are two readings of one request.
+WRITERS = {"text-generation", "conversational", "text2text-generation"}
 
 
 def _input_kinds_of(label: str) -> frozenset[str]:
@@ -177,10 +179,13 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     out = []
     for i, j, label in found:
         media = _input_kinds_of(label) & {"image", "audio"}
-        if not media:  # text steps chain within a clause ("summarise it and read it out")
-            out.append((i, j, label))
-            continue
-        stronger = max((P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) & media), default=0.0)
+        if media:
+            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) & media]
+        elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
+            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
+        else:  # other text steps chain within a clause ("summarise it and read it out")
+            rivals = []
+        stronger = max(rivals, default=0.0)
         if P[i, j] < RIVAL_SHARE * stronger:
             continue
         out.append((i, j, label))
