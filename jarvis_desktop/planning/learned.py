@@ -104,10 +104,7 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found = _without_rivals(found, P, m.labels)
-        tts = m.labels.index("text-to-speech") if "text-to-speech" in m.labels else None
-        for i, view in enumerate(views):
-            if tts is not None and _read_to_someone(seg, view) and not any(j == tts for _, j, _ in found):
-                found.append((i, tts, "text-to-speech"))
+        found += _spoken_readings(found, views, m, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
@@ -201,7 +198,9 @@ CLAUSE_SHARE = 0.5
 _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 
 
-def _unclaimed_clause_steps(found, P, views, m, seg) -> list[tuple[int, int, str]]:
+def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
+                            seg) -> list[tuple[int, int, str]]:
+    """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label."""
     if len(views) < 2 or CLAUSE_SHARE >= 1.0:
         return []
     claimed = {i for i, _, _ in found}
@@ -222,6 +221,14 @@ def _unclaimed_clause_steps(found, P, views, m, seg) -> list[tuple[int, int, str
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
 _RECIPIENTS = {"me", "us"}
+
+
+def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
+    """A text-to-speech step for the first clause that reads something to someone, when none was found."""
+    if "text-to-speech" not in m.labels or any(label == "text-to-speech" for _, _, label in found):
+        return []
+    tts = m.labels.index("text-to-speech")
+    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if _read_to_someone(seg, view)), [])
 
 
 def _read_to_someone(seg, view) -> bool:
