@@ -69,13 +69,13 @@ def plan_output(assistant: Any, request: str, attachments: list[Attachment]) -> 
 
 
 # -- what makes two processes plan alike -------------------------------------------------------
-def fingerprint(env: dict[str, str] | None = None) -> str:
+def fingerprint(settings: Settings | None = None, env: dict[str, str] | None = None) -> str:
     """A hash of everything a plan depends on besides the request: the settings (file and
-    environment, secrets included, as read without the keyring), the relevant environment, the
-    Python running and the installed code and planner weights."""
+    environment, secrets included, as read without the keyring: pass them when already read),
+    the relevant environment, the Python running and the installed code and planner weights."""
     env = dict(os.environ if env is None else env)
     h = hashlib.sha256()
-    settings = load_settings(env=env)
+    settings = settings or load_settings(env=env)
     h.update(json.dumps(settings.__dict__, sort_keys=True, default=str).encode())
     h.update(json.dumps(sorted((k, v) for k, v in env.items() if k.startswith(ENV_PREFIXES))).encode())
     h.update(f"{sys.executable}\0{__version__}".encode())
@@ -117,7 +117,7 @@ def ask_resident(request: str, attachments: list[Attachment], settings: Settings
     if path is None:
         return None
     try:
-        message = {"fingerprint": fingerprint(), "request": request,
+        message = {"fingerprint": fingerprint(settings), "request": request,
                    "files": [[str(a.path), a.kind] for a in attachments]}
         timeout = 3 * settings.llm_timeout + 30  # a planner that waits on a slow controller is not dead
         answer = _send(path, message, timeout)

@@ -526,6 +526,8 @@ def control_kind(text: str, request: str = "") -> str:
     """Which control map a clause names; when it names none, the one the whole ``request`` names
     ("take the pose of the girl in this picture and draw a superhero in it"); else canny. A word
     that names one map (pose, depth) outranks one that may refer back to any ("the same layout")."""
-    return (named_control_map(text, CONTROL_WORDS) or named_control_map(request, CONTROL_WORDS)
-            or named_control_map(text, GENERIC_CONTROL_WORDS) or named_control_map(request, GENERIC_CONTROL_WORDS)
-            or "canny")
+    for words in (CONTROL_WORDS, GENERIC_CONTROL_WORDS):
+        for where in (text, request):
+            if kind := named_control_map(where, words):
+                return kind
+    return "canny"

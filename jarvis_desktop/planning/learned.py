@@ -133,7 +133,7 @@ class LearnedDetector(Detector):
         """Where in the clause the word that most supports label ``j`` stands."""
         m = self.model
         best, where = -np.inf, view.span.start
-        toks = [t for t in seg.tokens if view.span.start <= t.start < view.span.end]
+        toks = _tokens_in(seg, view.span)
         for k, t in enumerate(toks):
             keys = ["w:" + t.lower, "l:" + t.lemma]
             if k + 1 < len(toks):
@@ -163,21 +163,14 @@ RIVAL_SHARE = 0.7
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
 
 
-def _input_kinds_of(label: str) -> frozenset[str]:
-    if label in (EDIT, CONTROL, GUIDED):
-        return frozenset({"image"})
-    spec = TASK_TYPES.get(label)
-    return frozenset(ARG_KINDS[n] for n in spec.inputs) if spec else frozenset()
-
-
 def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
-    """Drop the weaker of two steps in one clause that read the same kind of input, when it is
-    much less likely than the stronger (see ``RIVAL_SHARE``)."""
+    """Drop the weaker of two steps in one clause that read the same kind of file (or that both
+    write), when it is much less likely than the stronger (see ``RIVAL_SHARE``)."""
     out = []
     for i, j, label in found:
-        media = _input_kinds_of(label) & {"image", "audio"}
+        media = _media_input(label)
         if media:
-            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _input_kinds_of(l2) & media]
+            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _media_input(l2) == media]
         elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
             rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
         else:  # other text steps chain within a clause ("summarise it and read it out")
@@ -201,7 +194,7 @@ _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
                             seg) -> list[tuple[int, int, str]]:
     """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label."""
-    if len(views) < 2 or CLAUSE_SHARE >= 1.0:
+    if len(views) < 2:
         return []
     claimed = {i for i, _, _ in found}
     labels = {j for _, j, _ in found}
@@ -209,7 +202,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     for i, view in enumerate(views):
         if i in claimed:
             continue
-        verbs = [t for t in seg.tokens if view.span.start <= t.start < view.span.end and t.pos == "VERB"]
+        verbs = [t for t in _tokens_in(seg, view.span) if t.pos == "VERB"]
         if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs):
             continue  # not an action: a file or text the user has, a question without a verb
         j = int(P[i].argmax())
@@ -234,7 +227,7 @@ def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepMode
 def _read_to_someone(seg, view) -> bool:
     """The clause's verb "read" has a listener (a dative "me"/"us", "to me") or "aloud": the
     reading is spoken, whatever else the clause asks for."""
-    toks = [t for t in seg.tokens if view.span.start <= t.start < view.span.end]
+    toks = _tokens_in(seg, view.span)
     for k, t in enumerate(toks):
         if t.lemma != "read" or t.pos not in ("VERB", ""):
             continue
@@ -246,6 +239,11 @@ def _read_to_someone(seg, view) -> bool:
         if any(a == "out" and b == "loud" for a, b in zip(rest, rest[1:])):
             return True
     return False
+
+
+def _tokens_in(seg, span) -> list:
+    """The parsed tokens of one clause."""
+    return [t for t in seg.tokens if span.start <= t.start < span.end]
 
 
 def _media_input(label: str) -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..media import Attachment, kind_of
-from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, validate_plan
+from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
@@ -444,7 +444,7 @@ class OfflinePlanner:
 
 def _uses(args: dict[str, str]) -> list[int]:
     """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
-    return sorted({int(m) for v in args.values() for m in re.findall(r"<GENERATED>-(\d+)", str(v))}) or [-1]
+    return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
