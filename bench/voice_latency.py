@@ -7,8 +7,8 @@ and the speaker plays at real-time pace. The answer stage is a fixed text, so on
 is timed. Figures (median of --runs, load average printed, since other work slows every figure):
 
   1. end of speech -> first reply sample written to the output stream, for a complete sentence
-     (end of turn decided from the partial transcript at a ~160 ms pause; fixed silence is only
-     the upper bound)
+     (recognition starts at a 64 ms pause, the turn ends by meaning after at least 160 ms of
+     silence; the fixed silence is only the upper bound)
   2. cut-off rate: requests with a 500 ms pause mid-sentence, spoken by espeak-ng at several
      rates; "cut" = the turn ended at the pause. The held-out set (bench/data/voice_turns_blind.json,
      written by an author who never saw the detector) comes first; then our own 10, on which the
@@ -323,8 +323,14 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
             speaker.say(REPLY)
             started.wait(30)
             time.sleep(0.3)
-            user_at[0] = room.mix(user, room.read_pos + 800)
+            user_at[0] = p = room.mix(user, room.read_pos + 800)
             speaker.wait(30)
+            # a barge-in can stop speech in the very block that carries the onset, before on_block
+            # sees it: then take the onset from the room's clock here (a race that hid stops)
+            deadline = time.monotonic() + 2
+            while "onset" not in onsets and room.read_pos < p and time.monotonic() < deadline:
+                time.sleep(0.005)
+            onsets.setdefault("onset", room.time_of(p))
             if barge and "onset" in onsets and barge[0] < onsets["onset"]:
                 before += 1  # its own voice stopped it before the user spoke: no barge-in figure
             elif barge and "onset" in onsets:
@@ -332,7 +338,11 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
                 stop_t = silent[0] if silent else barge[0]
                 stops.append(stop_t - onsets["onset"])
             user_at[0] = None
-            time.sleep(1.5)  # the user's utterance ends
+            # the user's utterance ends before the next reply starts (a reply that began while the
+            # user was still talking was stopped by the user, and counted as a self-interruption)
+            while room.read_pos < p + len(user) and time.monotonic() < deadline + 10:
+                time.sleep(0.01)
+            time.sleep(1.5)
         if stops:
             print(f"   user barge-in, {label}: user speech onset -> speech stopped: median "
                   f"{statistics.median(stops) * 1000:.0f} ms (min {min(stops) * 1000:.0f}, max {max(stops) * 1000:.0f}; "
