@@ -14,6 +14,7 @@ import pytest
 
 from jarvis_desktop.voice.asr import Transcriber
 from jarvis_desktop.voice.capture import BLOCK, Microphone
+from jarvis_desktop.voice.conversation import PAUSE_MS
 from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack, aec_available
 from jarvis_desktop.voice.listener import Recognizer, VoiceInput
 from jarvis_desktop.voice.playback import Player
@@ -58,9 +59,10 @@ def synth():
     "What is the weather like in Paris today?", "Please describe this image.", "Set a timer for 10 minutes",
     "Tell me a joke", "Thanks.",
 ])
-def test_a_finished_sentence_or_question_ends_the_turn_now(detector, text):
+def test_a_finished_sentence_or_question_ends_the_turn_after_the_usual_gap(detector, text):
     d = detector.judge(text)
-    assert (d.verdict, d.wait_ms) == ("complete", 0), d
+    assert (d.verdict, d.wait_ms) == ("complete", detector.min_gap_ms), d
+    assert PAUSE_MS < detector.min_gap_ms < MAX_WAIT_MS
 
 
 @pytest.mark.parametrize("text", [
@@ -85,10 +87,11 @@ def listen_with_turns(sig, transcriber, detector):
     """Feed ``sig`` block by block through the endpointer with turn-taking. At each pause the
     feed waits for the speculative judgement (as a fast machine would have it within the pause),
     so the test checks the decision, not the speed of this machine."""
-    ep = Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160)
+    ep = Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=PAUSE_MS)
     rec = Recognizer(transcriber)
     taker = TurnTaker(rec, detector, ep.end_turn)
     ended: list[UtteranceEnded] = []
+    taker.ended_at = []  # the position after the block that ended each utterance
     try:
         for i in range(0, len(sig) - BLOCK + 1, BLOCK):
             for ev in ep.feed(sig[i:i + BLOCK], i):
@@ -100,6 +103,7 @@ def listen_with_turns(sig, transcriber, detector):
                         time.sleep(0.01)
                 elif isinstance(ev, UtteranceEnded):
                     ended.append(ev)
+                    taker.ended_at.append(i + BLOCK)
     finally:
         rec.close()
     return ended, taker
@@ -115,6 +119,9 @@ def test_a_finished_question_ends_the_turn_at_the_pause_not_after_the_fixed_sile
     assert ended[0].end - speech_end < 0.5 * MAX_WAIT_MS * SR / 1000
     assert taker.decisions[-1][1].verdict == "complete"
     assert "australia" in taker.decisions[-1][0].lower()
+    # recognised from the early pause, yet not ended before people's usual gap between phrases
+    silence = taker.ended_at[0] - ended[0].speech_end
+    assert detector.min_gap_ms * SR / 1000 <= silence < (detector.min_gap_ms + 70) * SR / 1000, silence
 
 
 @pytest.mark.parametrize("first,rest", [
@@ -316,6 +323,10 @@ def test_a_finished_sentence_whose_last_word_was_a_guess_waits_a_little(detector
     d = detector.judge("Set a timer for it.", confidence=-0.4, last_word=0.65)
     assert d.verdict == "unsure" and 0 < d.wait_ms < MAX_WAIT_MS and "guess" in d.reason
     assert detector.judge("Set a timer for ten minutes.", confidence=-0.4, last_word=0.9).verdict == "complete"
+    # without a full stop Whisper did not commit to an ending: a fairly sure guess still waits
+    assert detector.judge("Set a timer for it", confidence=-0.4, last_word=0.82).verdict == "unsure"
+    assert detector.judge("Set a timer for it.", confidence=-0.4, last_word=0.82).verdict == "complete"
+    assert detector.judge("Set a timer for ten minutes", confidence=-0.4, last_word=0.95).verdict == "complete"
     # the probability comes from the real recogniser: sure of a whole request's last word, less
     # sure of a word it invented to finish one cut off at a pause
     whole = transcriber.transcribe(np.concatenate([noise(0.3), spoken("What is the capital of Australia?"), noise(0.2)]),

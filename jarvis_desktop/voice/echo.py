@@ -223,10 +223,14 @@ class EchoCanceller:
         window = energy[max(0, len(energy) - k - 4): len(energy) - k]
         return sum(window) / len(window) if window else 0.0
 
-    def user_over_echo(self, blocks: int = 3) -> bool:
+    def user_over_echo(self, blocks: int = 2) -> bool:
         """Double-talk: for the last ``blocks`` blocks the raw microphone has been far louder than
         the echo the speaker can explain (its learned gain times what it played). AEC3 holds back
-        a voice that starts over the echo for a while; this sees it at once."""
+        a voice that starts over the echo for a while; this sees it at once. Two blocks (64 ms),
+        not three: with three, a user's "Stop" stopped speech 241 ms after its onset (the soft
+        "s" is no louder than the echo, so the run starts at the vowel); with two, 177-209 ms,
+        and the echo alone still never barged in (bench/voice_latency.py --only 45, 20 replies,
+        30 and 200 ms echo delay)."""
         return self._loud_run >= blocks
 
     def echo_path_heard(self) -> bool:

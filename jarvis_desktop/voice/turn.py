@@ -64,10 +64,17 @@ class TurnDetector:
 
     max_wait_ms: int = 1200
     unsure_wait_ms: int = 700
+    #: The shortest silence that ends a finished sentence. Recognition starts at a shorter pause
+    #: (conversation.PAUSE_MS), so on a fast machine the verdict can come before people leave
+    #: their usual gap between phrases; the turn still waits this long.
+    min_gap_ms: int = 160
     min_confidence: float = -0.6  # Whisper avg log-prob below which "complete" becomes "unsure"
     #: Whisper's probability of the last word below which "complete" becomes "unsure": cut off at
     #: a pause, Whisper ends the sentence with a guess ("Set a timer for" -> "Set a timer for it")
     min_last_word: float = 0.75
+    #: The same bar for a clause Whisper left without a full stop: it did not commit to the end
+    #: of a sentence there, so a guessed last word ("for it") needs stronger evidence
+    min_last_word_unpunctuated: float = 0.9
     use_spacy: bool = True
 
     def load(self) -> bool:
@@ -114,17 +121,19 @@ class TurnDetector:
         if ends_sentence and (verbs or question):
             return self._complete(confidence, last_word, "a finished sentence")
         if verbs and sent.root.pos_ in ("VERB", "AUX") and len(toks) >= 3:
-            return self._complete(confidence, last_word, "a whole clause (no punctuation)")
+            return self._complete(confidence, last_word, "a whole clause (no punctuation)",
+                                  self.min_last_word_unpunctuated)
         return self._wait("unsure", "a fragment")
 
-    def _complete(self, confidence: float | None, last_word: float | None, reason: str) -> TurnDecision:
+    def _complete(self, confidence: float | None, last_word: float | None, reason: str,
+                  min_last_word: float | None = None) -> TurnDecision:
         """Complete, unless Whisper doubted its own words: a garbled last word ("you to" heard
         as "YouTube") reads as a finished sentence, so a low-confidence decode waits a little."""
         if confidence is not None and confidence < self.min_confidence:
             return self._wait("unsure", f"{reason}, but recognised with low confidence ({confidence:.2f})")
-        if last_word is not None and last_word < self.min_last_word:
+        if last_word is not None and last_word < (min_last_word or self.min_last_word):
             return self._wait("unsure", f"{reason}, but its last word may be a guess (p={last_word:.2f})")
-        return TurnDecision("complete", 0, reason)
+        return TurnDecision("complete", min(self.min_gap_ms, self.max_wait_ms), reason)
 
     def _wait(self, verdict: str, reason: str) -> TurnDecision:
         wait = self.max_wait_ms if verdict == "incomplete" else min(self.unsure_wait_ms, self.max_wait_ms)
