@@ -12,7 +12,10 @@ is timed. Figures (median of --runs, load average printed, since other work slow
   2. cut-off rate: requests with a 500 ms pause mid-sentence, spoken by espeak-ng at several
      rates; "cut" = the turn ended at the pause. The held-out set (bench/data/voice_turns_blind.json,
      written by an author who never saw the detector) comes first; then our own 10, on which the
-     thresholds were chosen. 2b: the held-out complete requests: turns ended by meaning.
+     thresholds were chosen. 2b: the held-out complete requests: turns ended by meaning. 2c: the
+     paused requests through the whole conversation loop with the answer's echo in the microphone;
+     "cut" = the request the assistant answered lacked its second part (a turn ended at the pause
+     stays open for the configured silence: the user going on joins it)
   3. playback gaps between the sentences of a reply, measured on the written stream (the frames
      between one sentence's last sample and the next one's first)
   4. self-interruption: replies played with their echo mixed into the microphone (-14 dB plus
@@ -213,6 +216,92 @@ def bench_cutoffs(asr, detector, synth, silence_ms, pairs, label):
     return cut, len(pairs)
 
 
+class RecordingAssistant:
+    """Stands in for the pipeline (only the voice path is measured): streams a fixed answer, stops
+    when its request is cancelled, and notes when each request arrived and how it ended."""
+
+    def __init__(self):
+        self.requests: list[tuple[float, str, bool]] = []  # (monotonic time, text, answered)
+        self.busy = 0
+
+    def ask(self, text, files=(), *, on_event=None, session_id=None, cancel=None, **kw):
+        from jarvis_desktop.pipeline.events import AnswerDone, AnswerToken
+
+        t = time.monotonic()
+        self.busy += 1
+        try:
+            for tok in REPLY.split(" "):
+                if cancel is not None and cancel.cancelled:
+                    self.requests.append((t, text, False))
+                    return None
+                on_event(AnswerToken("r", text=tok + " "))
+                time.sleep(0.02)
+            on_event(AnswerDone("r", text=REPLY, seconds=0.1))
+            self.requests.append((t, text, True))
+        finally:
+            self.busy -= 1
+        return None
+
+
+def bench_requests_cut(asr, synth, silence_ms, pairs, label):
+    """The whole conversation loop (``jarvis listen``), the answer played with its echo in the
+    microphone: a request is cut when the answered request reached the assistant before the user
+    had said its second part. A turn ended at the pause stays open for the configured silence, so
+    this can be lower than the rate of turns ended at the pause (2.)."""
+    import io
+    import tempfile
+
+    import numpy as np
+
+    from jarvis_desktop.config import Settings
+    from jarvis_desktop.voice.capture import Microphone
+    from jarvis_desktop.voice.conversation import listen_loop
+    from jarvis_desktop.voice.playback import Player
+    from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, RoomEcho, spoken
+
+    print(f"\n2c. {label}: the same requests through the conversation loop, the answer echoed into the "
+          "microphone: was the request the assistant answered cut?")
+    cut = began = extra = 0
+    for i, (a_text, b_text) in enumerate(pairs):
+        wpm = RATES[i % len(RATES)]
+        a, b = spoken(a_text, wpm=wpm), spoken(b_text, wpm=wpm)
+        room = LiveAudio(noise_level=0.002)
+        parts = [np.zeros(int(0.4 * SR), np.float32), a, np.zeros(int(0.5 * SR), np.float32), b,
+                 np.zeros(int(2.5 * SR), np.float32)]
+        b_at = sum(len(x) for x in parts[:3])
+        for x in parts:
+            room.say(x)
+        # no reference track here: listen_loop gives the player its own and cancels it (AEC3)
+        player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(echo=RoomEcho(room), **kw))
+        assistant = RecordingAssistant()
+        stop = threading.Event()
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(data_dir=tmp, model_cache=tmp, offline=True, silence_ms=silence_ms)
+            loop = threading.Thread(target=listen_loop, args=(assistant, settings), kwargs=dict(
+                mic=Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw)), player=player,
+                transcriber=asr, synthesizer=synth, out=io.StringIO(), err=io.StringIO(), stop=stop, speak=True))
+            loop.start()
+            # the conversation goes on until everything was said and heard, and nothing is being answered
+            total = sum(len(x) for x in parts)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and (room.read_pos < total or assistant.busy or not assistant.requests):
+                time.sleep(0.05)
+            stop.set()
+            loop.join(30)
+        b_time = room.time_of(b_at)
+        answered = [t for t, _text, ok in assistant.requests if ok]
+        was_cut = b_time is None or not any(t >= b_time for t in answered)  # no answer had the second part
+        cut += was_cut
+        began += not was_cut and any(t < b_time for t, _text, _ok in assistant.requests)
+        extra += max(0, sum(b_time is not None and t >= b_time for t, _text, _ok in assistant.requests) - 1)
+        said = " | ".join(f"{text!r}{'' if ok else ' (stopped)'}" for _t, text, ok in assistant.requests)
+        print(f"   {'CUT ' if was_cut else 'ok  '} {wpm} wpm  {a_text} ... {b_text}   [{said}]")
+    print(f"   {label}: requests cut {cut}/{len(pairs)} (goal 0); the first part was sent on its own, its answer "
+          f"then stopped for the whole request: {began}/{len(pairs)}; more requests after the whole one (the "
+          f"answer's echo heard as a request): {extra}  load {os.getloadavg()[0]:.1f}")
+    return cut, len(pairs)
+
+
 def bench_complete_turns(asr, detector, synth, silence_ms, texts, label):
     """Complete requests: how often the turn ends by meaning (not by the full silence), and how
     long after the end of speech the turn ends."""
@@ -387,8 +476,11 @@ def main() -> int:
         # held out first: written by an author who never saw the detector (bench/data/README.md)
         bench_cutoffs(asr, detector, synth, args.silence_ms, [(p["before"], p["after"]) for p in blind["paused"]],
                       "HELD-OUT set (voice_turns_blind.json)")
+        bench_requests_cut(asr, synth, args.silence_ms, [(p["before"], p["after"]) for p in blind["paused"]],
+                           "HELD-OUT set")
         bench_complete_turns(asr, detector, synth, args.silence_ms, blind["complete"], "HELD-OUT set")
         bench_cutoffs(asr, detector, synth, args.silence_ms, PAUSED, "our own set (thresholds were chosen on it)")
+        bench_requests_cut(asr, synth, args.silence_ms, PAUSED, "our own set")
     if "3" in args.only:
         bench_gaps(synth, args.runs)
     if "4" in args.only or "5" in args.only:

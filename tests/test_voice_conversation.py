@@ -119,3 +119,68 @@ def test_a_conversation_with_barge_in_and_self_echo(tmp_path):
     assert [r["request_id"] for r in recordings] == ["r1", "r2"]
     assert all(Path(r["path"]).is_file() and r["seconds"] > 0 for r in recordings)
     assert "what time is it" in recordings[0]["text"].lower()
+
+
+class CancellableAssistant(ScriptedAssistant):
+    """As ScriptedAssistant, and it stops streaming when its request is cancelled (as the pipeline
+    does between stages); ``cancelled`` lists the requests that were."""
+
+    def __init__(self, answers, store=None, on_ask=None):
+        super().__init__(answers, store)
+        self.cancelled: list[str] = []
+        self.on_ask = on_ask
+
+    def ask(self, text, files=(), *, on_event=None, session_id=None, cancel=None, **kw):
+        self.requests.append(text)
+        if self.on_ask is not None:
+            self.on_ask(text)
+        sid, rid = session_id or "", f"r{len(self.requests)}"
+        if self.store is not None:
+            sid = self.store.ensure_session(session_id, text)
+            self.store.start_request(rid, sid, text, [])
+        answer = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
+        for tok in re.findall(r"\s*\S+", answer):
+            if cancel is not None and cancel.cancelled:
+                self.cancelled.append(text)
+                return ScriptedResult("", sid, rid)
+            on_event(AnswerToken("r", text=tok))
+            time.sleep(0.05)
+        on_event(AnswerDone("r", text=answer, seconds=0.1))
+        return ScriptedResult(answer, sid, rid)
+
+
+def test_going_on_after_a_pause_joins_the_request_the_turn_detector_ended(tmp_path):
+    """The first part is a whole question, so the turn ends by meaning and the answer starts; the
+    user then goes on ("... in New York today"): that answer stops, and one request of both
+    parts is answered. The rest is said when the first request reaches the assistant, so the
+    order of events is the same on a slow or a fast machine."""
+    settings = Settings(data_dir=str(tmp_path / "data"), model_cache=str(tmp_path / "cache"), offline=True)
+    room = LiveAudio()
+    store = SessionStore(tmp_path / "sessions.db")
+
+    def on_ask(text):
+        if len(assistant.requests) == 1:  # after the 0.3 s of silence still queued: a pause of about 0.5 s
+            room.say(spoken("in New York today"))
+            room.say(silence(2.0))
+
+    assistant = CancellableAssistant(ANSWERS, store, on_ask)
+    mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw))
+    player = Player(stream_factory=lambda **kw: FakeRealtimeSpeaker(**kw))
+    out, err = io.StringIO(), io.StringIO()
+    room.say(silence(0.3))
+    room.say(spoken("What time is it?"))
+    room.say(silence(0.3))
+    status = listen_loop(assistant, settings, mic=mic, player=player, out=out, err=err, max_turns=1)
+    assert status == 0, err.getvalue()
+    assert "(you went on" in err.getvalue(), (assistant.requests, err.getvalue())
+    # the answer to the first part was stopped; the one answered request holds both parts
+    assert len(assistant.requests) == 2 and assistant.cancelled == assistant.requests[:1], assistant.requests
+    whole = assistant.requests[1].lower()
+    assert "time" in whole and "new york" in whole and not whole.startswith(INTERRUPTED_NOTE.lower()), assistant.requests
+    assert "You: " + assistant.requests[1] in out.getvalue()
+    # both requests are in the one session; the joined recording is linked to the answered one
+    sessions = store.list_sessions()
+    assert len(sessions) == 1
+    recordings = store.get_session(sessions[0].id).recordings
+    assert [r["request_id"] for r in recordings] == ["r1", "r2"]
+    assert "new york" in recordings[1]["text"].lower() and recordings[1]["seconds"] > recordings[0]["seconds"]

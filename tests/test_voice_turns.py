@@ -270,7 +270,8 @@ def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay
 
     mic = Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw))
     echo = EchoCanceller(reference)
-    vin = VoiceInput(mic, echo=echo, on_speech_start=on_speech_start,
+    heard = []
+    vin = VoiceInput(mic, echo=echo, on_speech_start=on_speech_start, on_utterance=heard.append,
                      endpointer=Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160)).start()
     try:
         time.sleep(0.5)
@@ -282,6 +283,8 @@ def test_echo_of_the_reply_does_not_barge_in_but_the_user_does(synth, echo_delay
         assert speaker.wait(60)
         assert barge_ins == [] and not speaker.interrupted  # its own voice did not interrupt it
         assert echo.echo_path_heard()  # the microphone did hear the speaker
+        time.sleep(MAX_WAIT_MS / 1000 + 0.3)  # ...nor became a request once its echo died away
+        assert heard == [] or vin.echo_rejected == 0, [(u.reason, len(u.audio)) for u in heard]
         # now the user talks over the next answer
         started = threading.Event()
         speaker._listener = lambda e: started.set() if e.kind == "playing" and e.index == 1 else None

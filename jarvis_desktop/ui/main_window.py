@@ -80,6 +80,8 @@ class MainWindow(QMainWindow):
         self.worker: RequestWorker | None = None
         self.last_result: Any = None
         self._closing = False
+        self._voice_request = False  # the running request came from hands-free speech
+        self._whole_request = ""  # a request that went on, to send when the stopped part has ended
         self._closed = False
         self._rebuild_pending = False
         self.setWindowTitle("JARVIS")
@@ -326,6 +328,11 @@ class MainWindow(QMainWindow):
             self.close()
         elif self._rebuild_pending:
             self._apply_settings(self.settings)
+        if self._whole_request and not self._closing:
+            text, self._whole_request = self._whole_request, ""
+            self._voice_request = self.send(text)
+        elif not self.busy:
+            self._voice_request = False
 
     def stop(self) -> None:
         """Cancel the running request and silence any speech or playback."""
@@ -381,6 +388,8 @@ class MainWindow(QMainWindow):
     def _wire_voice(self) -> None:
         v = self.voice
         v.transcribed.connect(self._heard)
+        v.went_on.connect(self._went_on)
+        v.continued.connect(self._heard_whole)
         v.voice_error.connect(lambda m: self.refuse(m))
         v.speaking_changed.connect(lambda _on: self._set_busy(self.busy))
 
@@ -388,7 +397,21 @@ class MainWindow(QMainWindow):
         if self.busy:
             self.input.setPlainText(text)  # keep it: the user can send it when the request ends
             return
-        self.send(text)
+        self._voice_request = self.send(text)
+
+    def _went_on(self) -> None:
+        """Hands-free: the user is still talking after a pause that ended the turn early, so the
+        request sent for the first part is not whole: stop it (the whole one follows)."""
+        if self.busy and self._voice_request and self.worker is not None:
+            self.worker.cancel()
+            self.answer.set_status("stopped: you went on…")
+
+    def _heard_whole(self, text: str) -> None:
+        """The whole request after the user went on: sent once the stopped part has ended."""
+        if self.busy:
+            self._whole_request = text
+            return
+        self._voice_request = self.send(text)
 
     # -- history ------------------------------------------------------------------------------
     def new_conversation(self) -> None:

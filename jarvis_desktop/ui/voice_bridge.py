@@ -66,6 +66,10 @@ class VoiceBridge(QObject):
     listening_changed = Signal(bool)
     transcribing = Signal(bool)
     transcribed = Signal(str)
+    #: hands-free: the user went on talking soon after a turn that was judged finished (the
+    #: request sent for it is not whole: stop it), then the whole request, both parts as one
+    went_on = Signal()
+    continued = Signal(str)
     voice_error = Signal(str)
     speaking_changed = Signal(bool)
     playback_state = Signal(str, bool, str)  # path, playing, error
@@ -84,6 +88,7 @@ class VoiceBridge(QObject):
         self._player: Any = None
         self._playing_path = ""
         self._closed = False
+        self._last_turn: Any = None  # continuation.EndedTurn: the last hands-free request heard
         #: sounddevice.InputStream / OutputStream unless a test stands in for a sound card
         self.stream_factory: Callable[..., Any] | None = None
         self.output_stream_factory: Callable[..., Any] | None = None
@@ -172,6 +177,7 @@ class VoiceBridge(QObject):
         microphone (WebRTC AEC3 against what the speaker plays) and a speech start the echo
         explains does not interrupt the answer; the turn ends when what was said is finished
         (silence_ms is only the upper bound)."""
+        from ..voice.continuation import TurnContinuation
         from ..voice.conversation import PAUSE_MS
         from ..voice.echo import EchoCanceller
         from ..voice.errors import AudioDeviceError
@@ -184,15 +190,22 @@ class VoiceBridge(QObject):
         detector.load()  # the parser loads now, not during the user's first pause
         recognizer = Recognizer(self._asr())
         taker = TurnTaker(recognizer, detector, endpointer.end_turn)
+        continuation = TurnContinuation(self.settings.silence_ms)
+        self._last_turn = None
 
         def barge_in(position: int) -> None:
+            if continuation.speech_started(position) is not None:
+                log.debug("the user went on after a pause (microphone sample %d): the request is not whole", position)
+                self.stop_speaking()
+                self.went_on.emit()
+                return
             if self.speaking:
                 log.debug("the user talks over the answer (microphone sample %d): stop speaking", position)
                 self.stop_speaking()
 
         vin = VoiceInput(
             mic, mode="hands-free", endpointer=endpointer, on_speech_start=barge_in, on_pause=taker.on_pause,
-            on_utterance=lambda u: self._recognized(recognizer, u), on_error=lambda _m: None,
+            on_utterance=lambda u: self._recognized(recognizer, u, continuation), on_error=lambda _m: None,
             on_notice=lambda m: self.voice_error.emit(m[:1].upper() + m[1:]),
             echo=EchoCanceller(self.echo_reference()),
         )
@@ -235,23 +248,36 @@ class VoiceBridge(QObject):
             self.transcribing.emit(False)
         self._heard(text)
 
-    def _recognized(self, recognizer: Any, ended: Any) -> None:
-        """Hands-free: the recognition started at the last pause is reused when it covers the
-        same audio (recognising the utterance again would only make the reply later)."""
-        from ..voice.listener import Utterance
+    def _recognized(self, recognizer: Any, ended: Any, continuation: Any = None) -> None:
+        """Hands-free (on the microphone thread): the recognition started at the last pause is
+        reused when it covers the same audio (recognising the utterance again would only make the
+        reply later). Speech that went on after a turn judged finished is recognised together with
+        that turn, as one request."""
+        from ..voice.continuation import EndedTurn
 
         if self._closed:
             return
+        utterance, joined = ended, False
+        turn = continuation.ended(ended) if continuation is not None else None
+        first = self._last_turn
+        if turn is not None and first is not None and continuation.continued(first.seq):
+            utterance, joined = continuation.join(first.utterance, ended), True
         self.transcribing.emit(True)
         try:
-            rec = recognizer.recognize(Utterance(ended.audio, ended.start, ended.end, ended.reason))
+            rec = recognizer.recognize(utterance)
         finally:
             self.transcribing.emit(False)
         if rec.error:
             if not rec.empty:  # silence and noise stay quiet in hands-free mode
                 self.voice_error.emit(rec.error[:1].upper() + rec.error[1:])
             return
-        self._heard(rec.text)
+        if turn is not None:
+            self._last_turn = EndedTurn(turn.seq, utterance)
+        if joined:
+            log.debug("the request went on: %r", rec.text)
+            self.continued.emit(rec.text)
+        else:
+            self._heard(rec.text)
 
     def _heard(self, text: str) -> None:
         speaker = self._speaker

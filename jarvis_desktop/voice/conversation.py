@@ -15,9 +15,12 @@ import queue
 import re
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from ..cancel import CancelToken
+from .continuation import TurnContinuation
 from .errors import AudioDeviceError, VoiceError
 
 log = logging.getLogger(__name__)
@@ -110,8 +113,16 @@ def listen_loop(
 
     inbox: queue.Queue = queue.Queue()
     recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")
+    continuation = TurnContinuation(settings.silence_ms)
+    in_flight = _InFlight()
 
-    def on_speech_start(_pos: int) -> None:
+    def on_speech_start(pos: int) -> None:
+        seq = continuation.speech_started(pos)
+        if seq is not None:  # most likely the same request going on after a pause: hold its answer
+            in_flight.cancel(seq)
+            if speaker is not None:
+                speaker.interrupt()
+            return
         if speaker is not None and speaker.speaking and speaker.interrupt():
             note("jarvis: (interrupted)")
 
@@ -123,7 +134,7 @@ def listen_loop(
         endpointer=Endpointer(silence_ms=settings.silence_ms, tail_ms=PAUSE_MS),
         on_speech_start=on_speech_start,
         on_pause=turns_by_meaning.on_pause,
-        on_utterance=lambda u: inbox.put(("utterance", u)),
+        on_utterance=lambda u: inbox.put(("utterance", continuation.ended(u))),
         on_error=lambda m: inbox.put(("error", m)),
         on_notice=lambda m: inbox.put(("notice", m)),
         echo=echo,
@@ -134,11 +145,29 @@ def listen_loop(
         note(f"jarvis: {e}")
         return 1
     note("jarvis: listening. Speak a request; say \"goodbye\" to stop. Ctrl+C quits.")
-    takes_interrupted = "interrupted" in inspect.signature(assistant.ask).parameters
+    params = inspect.signature(assistant.ask).parameters
+    takes_interrupted, takes_cancel = "interrupted" in params, "cancel" in params
     turns = 0
     status = 0
+    last: _Request | None = None  # the latest request sent (a continuation joins it)
+
+    def settle(req: _Request) -> None:
+        """Wait for ``req``'s answer to end, then log its recording and count the turn."""
+        nonlocal session_id, turns
+        if req.settled:
+            return
+        req.thread.join()
+        req.settled = True
+        session_id = getattr(req.result, "session_id", None) or session_id  # one conversation, one session
+        _link_recording(assistant, req.result, req.rec)
+        turns += not req.cancel.cancelled
+
     try:
         while not stop.is_set():
+            if last is not None and not last.settled and not last.thread.is_alive():
+                settle(last)
+                if max_turns is not None and turns >= max_turns:
+                    break
             try:
                 kind, item = inbox.get(timeout=0.1)
             except queue.Empty:
@@ -152,7 +181,21 @@ def listen_loop(
                 if not getattr(mic, "active", False):
                     break
                 continue
-            rec = recognizer.recognize(item)
+            utterance = item.utterance
+            if last is not None and not last.joined and continuation.continued(last.seq):
+                # the user went on after the turn was judged complete: one request of both parts
+                last.joined = True
+                last.cancel.cancel()
+                if speaker is not None:
+                    speaker.interrupt()
+                settle(last)
+                if speaker is not None:
+                    speaker.consume_interrupted()  # not an interruption: the request went on
+                utterance = continuation.join(last.utterance, utterance)
+                note("jarvis: (you went on: both parts are one request)")
+            elif last is not None:
+                settle(last)  # one request at a time, in the order they were spoken
+            rec = recognizer.recognize(utterance)
             if rec.empty:
                 note("jarvis: (no speech heard)")
                 continue
@@ -167,22 +210,68 @@ def listen_loop(
             if _GOODBYE.match(text):
                 break
             interrupted = speaker.consume_interrupted() if speaker is not None else False
-            result = _ask(assistant, text, speaker, out, on_event, session_id, interrupted, takes_interrupted)
-            session_id = getattr(result, "session_id", None) or session_id  # one conversation, one session
-            _link_recording(assistant, result, rec)
-            turns += 1
-            if max_turns is not None and turns >= max_turns:
-                break
+            req = _Request(item.seq, utterance, rec, CancelToken())
+            in_flight.start(req)
+            if continuation.continued(item.seq):  # the user went on before the request began
+                req.cancel.cancel()
+            req.thread = threading.Thread(target=req.run, name="jarvis-request", daemon=True, args=(
+                lambda r=req, t=text, i=interrupted, sid=session_id: _ask(
+                    assistant, t, speaker, out, on_event, sid, i, takes_interrupted,
+                    r.cancel if takes_cancel else None, r.cancel),))
+            req.thread.start()
+            last = req
     except KeyboardInterrupt:
         pass
     finally:
         vin.stop()
+        if last is not None and not last.settled:
+            if stop.is_set():
+                last.cancel.cancel()
+            settle(last)
         recognizer.close()
         if speaker is not None:
             if not stop.is_set():
                 speaker.wait(timeout=60)
             speaker.close()
     return status
+
+
+@dataclass
+class _Request:
+    """One request sent to the assistant, answered on its own thread so the microphone loop can
+    still hear the user go on (and stop the answer when they do)."""
+
+    seq: int  # the number of its utterance (continuation.EndedTurn.seq)
+    utterance: Any
+    rec: Any  # listener.Recognition
+    cancel: CancelToken
+    thread: Any = None
+    result: Any = None
+    settled: bool = False  # its recording is linked and the turn counted
+    joined: bool = False  # a continuation took it over
+
+    def run(self, ask: Callable[[], Any]) -> None:
+        try:
+            self.result = ask()
+        except Exception:
+            log.exception("request failed")
+
+
+class _InFlight:
+    """The request being answered, so the microphone thread can stop it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._req: _Request | None = None
+
+    def start(self, req: _Request) -> None:
+        with self._lock:
+            self._req = req
+
+    def cancel(self, seq: int) -> None:
+        with self._lock:
+            if self._req is not None and self._req.seq == seq:
+                self._req.cancel.cancel()
 
 
 def _link_recording(assistant, result, rec) -> None:
@@ -198,8 +287,12 @@ def _link_recording(assistant, result, rec) -> None:
         log.exception("cannot link the recording to the session")
 
 
-def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool):
+def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool,
+         cancel=None, stopped: CancelToken | None = None):
+    """Send one request and stream its answer to ``out`` and the speaker. ``cancel`` goes to the
+    assistant (when it takes one); ``stopped`` tells whether the answer is still wanted at all."""
     streamed = []
+    stopped = stopped or CancelToken()
 
     def listen(e) -> None:
         kind = type(e).__name__
@@ -207,17 +300,23 @@ def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool,
             streamed.append(e.text)
             out.write(e.text)
             out.flush()
-            if speaker is not None:
+            if speaker is not None and not stopped.cancelled:
                 speaker.feed(e.text)
         if on_event is not None:
             on_event(e)
 
+    if stopped.cancelled:
+        return None
     if speaker is not None:
         speaker.begin()
+        if stopped.cancelled:  # stopped while it began: keep it quiet
+            speaker.interrupt()
     request = text
     kw: dict[str, Any] = {"on_event": listen}
     if session_id:
         kw["session_id"] = session_id
+    if cancel is not None:
+        kw["cancel"] = cancel
     if interrupted:
         if takes_interrupted:
             kw["interrupted"] = True
@@ -232,11 +331,11 @@ def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool,
         print(f"\njarvis: the request failed: {e}", file=out, flush=True)
         return None
     answer = getattr(result, "answer", "") or ""
-    if not streamed:
+    if not streamed and not stopped.cancelled:
         out.write(answer)
     out.write("\n")
     out.flush()
-    if speaker is not None:
+    if speaker is not None and not stopped.cancelled:
         if streamed:
             speaker.finish()
         elif answer:

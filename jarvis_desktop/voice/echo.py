@@ -162,6 +162,10 @@ class EchoCanceller:
         self._gain: float | None = None  # echo energy at the mic / far-end energy, learned
         self._loud_run = 0  # consecutive blocks far louder than the echo explains
         self.dtd_margin = 8.0  # 9 dB above the expected echo
+        #: ... and 10 dB above the room's noise: when the card ran dry and playback resumed, the
+        #: echo window can hold next to nothing, and a faint echo barely above the noise then
+        #: looked "far louder than the echo" (a self-interruption in CI-like stalls)
+        self.dtd_noise_margin = 10.0
         self._aec: Any = None
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
@@ -190,13 +194,18 @@ class EchoCanceller:
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
         self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
         self._raw_hist.append(raw_e)
-        if far_win > 1e-8 and raw_e > 1e-9:  # the speaker's sound can have reached the microphone
+        loud = (self._gain is not None and far_win > 1e-6 and raw_e > self.dtd_margin * self._gain * far_win
+                and raw_e > self.dtd_noise_margin * self.noise_floor())
+        self._loud_run = self._loud_run + 1 if loud else 0
+        # the speaker's sound can have reached the microphone: evidence of the echo path, unless
+        # the user's voice drowns it (a block far louder than the echo correlates poorly with the
+        # speaker; counted, a user talking over an answer made the path look lost, and the echo
+        # of the next answer then passed for the user)
+        if far_win > 1e-8 and raw_e > 1e-9 and not loud:
             self._path.append(corr)
         if corr > 0.6 and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
             g = raw_e / far_win
             self._gain = g if self._gain is None else 0.9 * self._gain + 0.1 * g
-        loud = self._gain is not None and far_win > 1e-6 and raw_e > self.dtd_margin * self._gain * far_win
-        self._loud_run = self._loud_run + 1 if loud else 0
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
         # a quiet speaker) until it has learned the echo path; only trust its output once the
         # microphone has been seen to hear the speaker.

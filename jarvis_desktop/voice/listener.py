@@ -36,6 +36,8 @@ class Utterance:
     start: int  # device position of the first sample
     end: int  # device position after the last sample
     reason: str  # push-to-talk | silence | max-length | flush | device-lost
+    speech_start: int | None = None  # where the VAD heard speech begin and end (hands-free only)
+    speech_end: int | None = None
 
     @property
     def duration(self) -> float:
@@ -144,7 +146,7 @@ class HandsFree:
         out = []
         for ev in self.endpointer.feed(block.samples, block.position):
             if isinstance(ev, UtteranceEnded):
-                out.append(Utterance(ev.audio, ev.start, ev.end, ev.reason))
+                out.append(Utterance(ev.audio, ev.start, ev.end, ev.reason, ev.speech_start, ev.speech_end))
             else:
                 out.append(ev)
         return out
@@ -192,7 +194,9 @@ class VoiceInput:
         self.on_notice = on_notice
         self.silent_notice_s = silent_notice_s
         self.echo_rejected = 0  # speech starts that were the assistant's own voice
+        self.echo_dropped = 0  # utterances that were its own voice from start to end
         self._barge_pending = False
+        self._echo_only = False  # the current utterance began as echo and never showed the user
         self._raw_vad = None
         self._dt_fired = False
         self._silent_samples = 0
@@ -304,7 +308,7 @@ class VoiceInput:
         prob = self._raw_vad(raw.samples)
         if not self._dt_fired and prob >= 0.5 and self.echo.user_over_echo():
             self._dt_fired = True
-            self._barge_pending = False
+            self._barge_pending = self._echo_only = False
             log.debug("barge-in: the user over the echo; %s", self.echo.describe())
             self.on_speech_start(raw.position)
 
@@ -314,18 +318,19 @@ class VoiceInput:
         if not ep.in_speech:
             self._barge_pending = False
         elif ep.last_prob >= ep.threshold and not self.echo.echo_explains_speech():
-            self._barge_pending = False
+            self._barge_pending = self._echo_only = False
             log.debug("barge-in: speech that began as echo is the user now (vad %.2f); %s", ep.last_prob, self.echo.describe())
             if self.on_speech_start:
-                self.on_speech_start(block.position)
+                self.on_speech_start(ep.speech_start)  # where the speech began, not where it was cleared
 
     def _dispatch(self, ev) -> None:
         if isinstance(ev, SpeechStarted):
             if self.echo is not None and self.mode == "hands-free" and self.echo.echo_explains_speech():
                 self.echo_rejected += 1  # the assistant's own voice: no barge-in
-                self._barge_pending = True
+                self._barge_pending = self._echo_only = True
                 log.debug("speech start explained by echo: no barge-in")
                 return
+            self._echo_only = False
             if self.on_speech_start:
                 log.debug("barge-in: speech began; %s", self.echo.describe() if self.echo is not None else "no echo canceller")
                 self.on_speech_start(ev.position)
@@ -336,6 +341,13 @@ class VoiceInput:
             if self.on_resume:
                 self.on_resume(ev.position)
         elif isinstance(ev, Utterance):
+            if self._echo_only and ev.reason not in ("flush", "device-lost"):
+                # the gate heard only the assistant's own voice from its start to its end: not a
+                # request (recognised, the echo's residue came back as "Thank you very much.")
+                self._echo_only = False
+                self.echo_dropped += 1
+                log.debug("an utterance that was only the assistant's own voice: dropped")
+                return
             if self.on_utterance:
                 self.on_utterance(ev)
 

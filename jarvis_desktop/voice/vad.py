@@ -114,6 +114,7 @@ class Endpointer:
 
     def reset(self) -> None:
         self.in_speech = False
+        self.speech_start = 0
         self._run = 0  # consecutive speech blocks while idle
         self._blocks: list[tuple[int, Any]] = []  # (position, samples) of the current utterance
         self._last_speech_end = 0
@@ -144,7 +145,7 @@ class Endpointer:
                 self._blocks = list(self._ring)
                 self._ring.clear()
                 speech_start = position - (self._run - 1) * BLOCK
-                self._speech_start = speech_start
+                self.speech_start = speech_start  # where the current utterance began (public: barge-in reports it)
                 self._last_speech_end = end
                 self._silent = 0
                 self._paused = False
@@ -197,7 +198,7 @@ class Endpointer:
 
     def _finish(self, reason: str) -> UtteranceEnded:
         audio, s, e = self._cut()
-        ev = UtteranceEnded(audio, s, e, self._speech_start, self._last_speech_end, reason)
+        ev = UtteranceEnded(audio, s, e, self.speech_start, self._last_speech_end, reason)
         self.in_speech = False
         self._turn_request = None
         self._blocks = []
