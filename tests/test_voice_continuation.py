@@ -22,6 +22,8 @@ def test_speech_within_the_window_after_a_turn_ended_by_meaning_continues_it():
     assert c.speech_started(int(2.0 * SR)) == first.seq  # 0.5 s later: the same request goes on
     assert c.continued(first.seq)
     assert c.speech_started(int(2.1 * SR)) is None  # counted once
+    c.ended(utt(2.0, 3.0, reason="silence"))  # the rest of the request
+    assert c.take(first.seq) and not c.take(first.seq)  # joined once, not again
 
 
 def test_a_late_start_or_a_turn_ended_by_silence_is_a_new_request():

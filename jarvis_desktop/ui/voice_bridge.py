@@ -260,7 +260,7 @@ class VoiceBridge(QObject):
         utterance, joined = ended, False
         turn = continuation.ended(ended) if continuation is not None else None
         first = self._last_turn
-        if turn is not None and first is not None and continuation.continued(first.seq):
+        if turn is not None and first is not None and continuation.take(first.seq):
             utterance, joined = continuation.join(first.utterance, ended), True
         self.transcribing.emit(True)
         try:

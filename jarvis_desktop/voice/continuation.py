@@ -10,7 +10,7 @@ continues the same request. The answer begun for the first part is stopped, and 
 recognised together as one request.
 
 Both sides of the microphone thread use it: ``ended`` and ``speech_started`` are called on the
-reading thread (in order), ``continued`` on the thread that sends requests.
+reading thread (in order), ``continued`` and ``take`` on the thread that sends requests.
 """
 
 from __future__ import annotations
@@ -68,6 +68,14 @@ class TurnContinuation:
         """Whether speech began within the window after turn ``seq`` (its request is not whole)."""
         with self._lock:
             return seq in self._continued
+
+    def take(self, seq: int) -> bool:
+        """Like ``continued``, but true once: the caller joins turn ``seq`` with what followed."""
+        with self._lock:
+            if seq not in self._continued:
+                return False
+            self._continued.discard(seq)
+            return True
 
     @staticmethod
     def join(first: Utterance, rest: Utterance, margin_ms: int = 32) -> Utterance:

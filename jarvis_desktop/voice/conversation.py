@@ -9,6 +9,7 @@ sentence as they stream.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import queue
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..cancel import CancelToken
-from .continuation import TurnContinuation
+from .continuation import EndedTurn, TurnContinuation
 from .errors import AudioDeviceError, VoiceError
 
 log = logging.getLogger(__name__)
@@ -114,12 +115,11 @@ def listen_loop(
     inbox: queue.Queue = queue.Queue()
     recognizer = Recognizer(transcriber, keep_dir=Path(settings.data_path) / "recordings")
     continuation = TurnContinuation(settings.silence_ms)
-    in_flight = _InFlight()
 
     def on_speech_start(pos: int) -> None:
-        seq = continuation.speech_started(pos)
-        if seq is not None:  # most likely the same request going on after a pause: hold its answer
-            in_flight.cancel(seq)
+        if continuation.speech_started(pos) is not None:
+            # most likely the same request going on after a pause: hold its answer now (the
+            # request itself is cancelled by the loop below)
             if speaker is not None:
                 speaker.interrupt()
             return
@@ -164,10 +164,13 @@ def listen_loop(
 
     try:
         while not stop.is_set():
-            if last is not None and not last.settled and not last.thread.is_alive():
-                settle(last)
-                if max_turns is not None and turns >= max_turns:
-                    break
+            if last is not None and not last.settled:
+                if continuation.continued(last.turn.seq):  # the user went on: this request is not whole
+                    last.cancel.cancel()
+                elif not last.thread.is_alive():
+                    settle(last)
+                    if max_turns is not None and turns >= max_turns:
+                        break
             try:
                 kind, item = inbox.get(timeout=0.1)
             except queue.Empty:
@@ -182,16 +185,15 @@ def listen_loop(
                     break
                 continue
             utterance = item.utterance
-            if last is not None and not last.joined and continuation.continued(last.seq):
+            if last is not None and continuation.take(last.turn.seq):
                 # the user went on after the turn was judged complete: one request of both parts
-                last.joined = True
                 last.cancel.cancel()
                 if speaker is not None:
                     speaker.interrupt()
                 settle(last)
                 if speaker is not None:
                     speaker.consume_interrupted()  # not an interruption: the request went on
-                utterance = continuation.join(last.utterance, utterance)
+                utterance = continuation.join(last.turn.utterance, utterance)
                 note("jarvis: (you went on: both parts are one request)")
             elif last is not None:
                 settle(last)  # one request at a time, in the order they were spoken
@@ -210,15 +212,11 @@ def listen_loop(
             if _GOODBYE.match(text):
                 break
             interrupted = speaker.consume_interrupted() if speaker is not None else False
-            req = _Request(item.seq, utterance, rec, CancelToken())
-            in_flight.start(req)
+            req = _Request(EndedTurn(item.seq, utterance), rec, CancelToken())
             if continuation.continued(item.seq):  # the user went on before the request began
                 req.cancel.cancel()
-            req.thread = threading.Thread(target=req.run, name="jarvis-request", daemon=True, args=(
-                lambda r=req, t=text, i=interrupted, sid=session_id: _ask(
-                    assistant, t, speaker, out, on_event, sid, i, takes_interrupted,
-                    r.cancel if takes_cancel else None, r.cancel),))
-            req.thread.start()
+            req.start(functools.partial(_ask, assistant, text, speaker, out, on_event, session_id, interrupted,
+                                        takes_interrupted, req.cancel, takes_cancel))
             last = req
     except KeyboardInterrupt:
         pass
@@ -241,37 +239,22 @@ class _Request:
     """One request sent to the assistant, answered on its own thread so the microphone loop can
     still hear the user go on (and stop the answer when they do)."""
 
-    seq: int  # the number of its utterance (continuation.EndedTurn.seq)
-    utterance: Any
+    turn: EndedTurn  # the utterance it was heard from (joined with what followed, if it went on)
     rec: Any  # listener.Recognition
     cancel: CancelToken
     thread: Any = None
     result: Any = None
     settled: bool = False  # its recording is linked and the turn counted
-    joined: bool = False  # a continuation took it over
 
-    def run(self, ask: Callable[[], Any]) -> None:
+    def start(self, ask: Callable[[], Any]) -> None:
+        self.thread = threading.Thread(target=self._run, args=(ask,), name="jarvis-request", daemon=True)
+        self.thread.start()
+
+    def _run(self, ask: Callable[[], Any]) -> None:
         try:
             self.result = ask()
         except Exception:
             log.exception("request failed")
-
-
-class _InFlight:
-    """The request being answered, so the microphone thread can stop it."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._req: _Request | None = None
-
-    def start(self, req: _Request) -> None:
-        with self._lock:
-            self._req = req
-
-    def cancel(self, seq: int) -> None:
-        with self._lock:
-            if self._req is not None and self._req.seq == seq:
-                self._req.cancel.cancel()
 
 
 def _link_recording(assistant, result, rec) -> None:
@@ -288,11 +271,11 @@ def _link_recording(assistant, result, rec) -> None:
 
 
 def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool,
-         cancel=None, stopped: CancelToken | None = None):
-    """Send one request and stream its answer to ``out`` and the speaker. ``cancel`` goes to the
-    assistant (when it takes one); ``stopped`` tells whether the answer is still wanted at all."""
+         cancel: CancelToken | None = None, takes_cancel: bool = False):
+    """Send one request and stream its answer to ``out`` and the speaker. Once ``cancel`` is set
+    the answer is not wanted: it is not spoken, and the assistant stops (when it takes one)."""
     streamed = []
-    stopped = stopped or CancelToken()
+    stopped = cancel or CancelToken()
 
     def listen(e) -> None:
         kind = type(e).__name__
@@ -315,8 +298,8 @@ def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool,
     kw: dict[str, Any] = {"on_event": listen}
     if session_id:
         kw["session_id"] = session_id
-    if cancel is not None:
-        kw["cancel"] = cancel
+    if takes_cancel:
+        kw["cancel"] = stopped
     if interrupted:
         if takes_interrupted:
             kw["interrupted"] = True

@@ -131,7 +131,8 @@ class TurnDetector:
         as "YouTube") reads as a finished sentence, so a low-confidence decode waits a little."""
         if confidence is not None and confidence < self.min_confidence:
             return self._wait("unsure", f"{reason}, but recognised with low confidence ({confidence:.2f})")
-        if last_word is not None and last_word < (min_last_word or self.min_last_word):
+        bar = self.min_last_word if min_last_word is None else min_last_word
+        if last_word is not None and last_word < bar:
             return self._wait("unsure", f"{reason}, but its last word may be a guess (p={last_word:.2f})")
         return TurnDecision("complete", min(self.min_gap_ms, self.max_wait_ms), reason)
 
