@@ -358,7 +358,7 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
     from jarvis_desktop.voice.capture import Microphone
     from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack
     from jarvis_desktop.voice.listener import VoiceInput
-    from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, LiveAudio, RoomEcho, spoken
+    from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, RoomEcho, spoken
     from jarvis_desktop.voice.vad import Endpointer
 
     print(f"\n4./5. reply echoed into the microphone (gain 0.2, {delay_ms} ms, reflections); WebRTC AEC3 + barge-in gate")
@@ -440,6 +440,9 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
             print(f"   user barge-in, {label}: 0/{runs} interruptions stopped speech")
         if before:
             print(f"   ... and in {before}/{runs} of those replies barge-in fired before the user spoke (self-interruption)")
+    print(f"   (speech stopped = the first silent block handed to the card; the card's own buffer plays out after "
+          f"it: {FakeRealtimeSpeaker.instances[-1].latency * 1000:.0f} ms on this fake card, the output latency "
+          "PortAudio reports for a real one)")
     vin.stop()
     speaker.close()
     print(f"   microphone blocks processed (AEC, VAD, gate) {statistics.median(lags) * 1000:.0f} ms after capture "

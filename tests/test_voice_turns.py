@@ -367,3 +367,35 @@ def test_sessions_show_lists_the_recordings_of_a_session(jarvis_env, tmp_path):
     assert store.export_session(sid)["recordings"][0]["path"] == str(wav)
     assert store.delete_session(sid)  # recordings do not block deleting their session
     store.close()
+
+
+@pytest.mark.parametrize("use_aec", [False, True], ids=["correlation-gate", "webrtc-aec3"])
+def test_a_voice_unlike_the_speaker_counts_as_double_talk_sooner_than_a_louder_echo(use_aec):
+    """Over a loud stretch of the answer the onset of "Stop" is only 6-8 dB above the echo: energy
+    alone took one more block to see it (first-sentence barge-in 209 ms). A block that loud which
+    does not correlate with the speaker is the user; the speaker itself turned up as loud (its echo,
+    correlated) is not."""
+    rng = np.random.default_rng(1)
+    n = 3 * SR
+    far = rng.normal(0, 0.1, n).astype(np.float32)  # a steady reply: the expected echo is known in every block
+    far[:SR] = 0.0  # the room before the reply: its noise
+    echo = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    at = int(2.5 * SR) // BLOCK * BLOCK
+    user = echo.copy()
+    user[at:] += rng.normal(0, 0.2 * 0.1 * np.sqrt(5.5), n - at).astype(np.float32)  # 5.5x the echo's energy
+    louder = echo.copy()
+    louder[at:] *= np.sqrt(6.5)  # the same energy, but the speaker's own sound
+
+    def first_double_talk(mic):
+        reference = ReferenceTrack(keep_s=30)
+        reference.write(far, SR, t=1000.0)
+        gate = EchoCanceller(reference, use_aec=use_aec)
+        for i in range(0, n - BLOCK + 1, BLOCK):
+            gate.process(mic[i:i + BLOCK], 1000.0 + i / SR)
+            if gate.user_over_echo():
+                return i
+        return None
+
+    assert first_double_talk(echo) is None
+    assert first_double_talk(louder) is None
+    assert first_double_talk(user) == at + BLOCK  # the second block over the echo: no third needed

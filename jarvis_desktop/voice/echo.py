@@ -166,6 +166,12 @@ class EchoCanceller:
         #: echo window can hold next to nothing, and a faint echo barely above the noise then
         #: looked "far louder than the echo" (a self-interruption in CI-like stalls)
         self.dtd_noise_margin = 10.0
+        #: ... or 6 dB above it when the block does not sound like the speaker either (peak
+        #: correlation below 0.6). Echo alone that loud correlated 0.85 or more in every block of
+        #: 20 replies (bench/voice_latency.py --only 45, 30 and 200 ms delay), the onset of a
+        #: user's "Stop" over a loud stretch of the reply 0.3-0.4: energy alone saw it a block later
+        self.dtd_uncorrelated_margin = 4.0
+        self.dtd_max_corr = 0.6
         self._aec: Any = None
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
@@ -194,7 +200,10 @@ class EchoCanceller:
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
         self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
         self._raw_hist.append(raw_e)
-        loud = (self._gain is not None and far_win > 1e-6 and raw_e > self.dtd_margin * self._gain * far_win
+        expected = (self._gain or 0.0) * far_win  # the echo energy the speaker explains
+        loud = (self._gain is not None and far_win > 1e-6
+                and (raw_e > self.dtd_margin * expected
+                     or raw_e > self.dtd_uncorrelated_margin * expected and corr < self.dtd_max_corr)
                 and raw_e > self.dtd_noise_margin * self.noise_floor())
         self._loud_run = self._loud_run + 1 if loud else 0
         # the speaker's sound can have reached the microphone: evidence of the echo path, unless
@@ -239,7 +248,8 @@ class EchoCanceller:
         not three: with three, a user's "Stop" stopped speech 241 ms after its onset (the soft
         "s" is no louder than the echo, so the run starts at the vowel); with two, 177-209 ms,
         and the echo alone still never barged in (bench/voice_latency.py --only 45, 20 replies,
-        30 and 200 ms echo delay)."""
+        30 and 200 ms echo delay). A block also counts at 6 dB over the echo when it does not
+        correlate with the speaker (``dtd_uncorrelated_margin``): 176-178 ms in sentence 1."""
         return self._loud_run >= blocks
 
     def echo_path_heard(self) -> bool:
