@@ -281,10 +281,18 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label):
                 mic=Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw)), player=player,
                 transcriber=asr, synthesizer=synth, out=io.StringIO(), err=io.StringIO(), stop=stop, speak=True))
             loop.start()
-            # the conversation goes on until everything was said and heard, and nothing is being answered
+            # the conversation goes on until everything was said and heard, and nothing has been
+            # answered for the configured silence (a request stopped because the user went on is
+            # followed by the joined one only once that utterance ends: stopping the loop at the
+            # stopped request made a whole request look stopped and unanswered)
             total = sum(len(x) for x in parts)
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and (room.read_pos < total or assistant.busy or not assistant.requests):
+            quiet_since = None
+            while time.monotonic() < deadline:
+                idle = room.read_pos >= total and not assistant.busy and assistant.requests
+                quiet_since = (quiet_since or time.monotonic()) if idle else None
+                if quiet_since is not None and time.monotonic() - quiet_since > silence_ms / 1000 + 0.5:
+                    break
                 time.sleep(0.05)
             stop.set()
             loop.join(30)
