@@ -362,7 +362,7 @@ def bench_gaps(synth, runs):
           f"(goal: none over 30 ms); output streams opened: {len(FakeRealtimeSpeaker.instances)}  load {os.getloadavg()[0]:.1f}")
 
 
-def bench_echo(synth, replies, runs, delay_ms: int = 30):
+def bench_echo(synth, replies, runs, delay_ms: int = 30, asr=None):
     from jarvis_desktop.voice.capture import Microphone
     from jarvis_desktop.voice.echo import EchoCanceller, ReferenceTrack
     from jarvis_desktop.voice.listener import VoiceInput
@@ -394,8 +394,9 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
             speaker.interrupt()
 
     echo = EchoCanceller(reference)
+    heard: list = []  # what the microphone delivered as utterances (the user's words over the answer)
     vin = VoiceInput(Microphone(stream_factory=lambda **kw: FakeRealtimeMicrophone(room, **kw)), echo=echo,
-                     on_speech_start=on_speech_start, on_block=on_block,
+                     on_speech_start=on_speech_start, on_block=on_block, on_utterance=heard.append,
                      endpointer=Endpointer(silence_ms=1200, tail_ms=PAUSE_MS[0])).start()
     time.sleep(0.5)
     for _ in range(replies):
@@ -404,7 +405,9 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
         time.sleep(0.3)
     print(f"   self-interruption: barge-in fired {len(barge)} times in {replies} replies (goal 0); "
           f"speech starts rejected as echo: {vin.echo_rejected}; engine {echo.engine}  load {os.getloadavg()[0]:.1f}")
-    user = spoken("Stop, that is enough, thank you")
+    USER_WORDS = "Stop, that is enough, thank you. What time is it in Tokyo?"
+    user = spoken(USER_WORDS)
+    heard.clear()
     # the user talks 0.3 s into the second piece of the reply (the rest of sentence 1, about 1 s
     # into the reply, when the canceller has had little echo to learn from) and 0.3 s into
     # sentence 2 (about 3 s in, as earlier runs of this bench measured)
@@ -453,8 +456,36 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30):
           "PortAudio reports for a real one)")
     vin.stop()
     speaker.close()
+    if asr is not None:
+        from jarvis_desktop.voice.listener import Recognizer
+
+        rec = Recognizer(asr)
+        texts = [rec.recognize(u).text for u in heard]
+        said = _words(USER_WORDS)
+        errors = [_word_errors(said, _words(t)) for t in texts]
+        print(f"   the user's words over the answer, as recognised ({len(texts)} utterances for {2 * runs} "
+              f"interruptions; {USER_WORDS!r}): word error rate {sum(errors) / max(1, len(said) * len(texts)):.0%}, "
+              f"whole request right {sum(_words(t)[-6:] == said[-6:] for t in texts)}/{len(texts)}")
+        for t in texts:
+            print(f"      {t!r}")
     print(f"   microphone blocks processed (AEC, VAD, gate) {statistics.median(lags) * 1000:.0f} ms after capture "
           f"(median; 95th percentile {sorted(lags)[int(0.95 * len(lags))] * 1000:.0f} ms)")
+
+
+def _words(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def _word_errors(ref: list[str], hyp: list[str]) -> int:
+    """Word-level edit distance (substitutions, insertions, deletions)."""
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
+    return row[-1]
 
 
 def main() -> int:
@@ -495,7 +526,7 @@ def main() -> int:
     if "3" in args.only:
         bench_gaps(synth, args.runs)
     if "4" in args.only or "5" in args.only:
-        bench_echo(synth, args.replies, args.runs, args.echo_delay_ms)
+        bench_echo(synth, args.replies, args.runs, args.echo_delay_ms, asr)
     return 0
 
 

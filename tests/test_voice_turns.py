@@ -399,3 +399,26 @@ def test_a_voice_unlike_the_speaker_counts_as_double_talk_sooner_than_a_louder_e
     assert first_double_talk(echo) is None
     assert first_double_talk(louder) is None
     assert first_double_talk(user) == at + BLOCK  # the second block over the echo: no third needed
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_once_the_speaker_is_quiet_the_microphone_is_passed_on_uncancelled():
+    """AEC3 still in double talk after a barge-in distorted the words that followed ("What time is
+    it in Tokyo?" heard as "... in tow, kiddo?"). With nothing played for longer than its echo lasts
+    there is nothing to cancel: the user's voice goes on as the microphone heard it."""
+    rng = np.random.default_rng(2)
+    played = int(1.5 * SR)
+    far = np.concatenate([np.zeros(SR // 2, np.float32), rng.normal(0, 0.1, played).astype(np.float32), np.zeros(2 * SR, np.float32)])
+    n = len(far)
+    mic = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    user_at = SR // 2 + played - SR // 4  # the user talks over the end of the answer and goes on after it
+    user = spoken("What time is it in Tokyo?")
+    mic[user_at:user_at + len(user)] += 0.5 * user[:n - user_at]
+    reference = ReferenceTrack(keep_s=30)
+    reference.write(far, SR, t=1000.0)
+    gate = EchoCanceller(reference)
+    out = np.concatenate([gate.process(mic[i:i + BLOCK], 1000.0 + i / SR) for i in range(0, n - BLOCK + 1, BLOCK)])
+    quiet = SR // 2 + played + int(0.5 * SR)  # half a second after the speaker stopped: no echo is left
+    assert np.array_equal(out[quiet:quiet + SR // 2], mic[quiet:quiet + SR // 2])
+    during = slice(SR + SR // 4, SR + 3 * SR // 4)  # while it plays (before the user), the echo is cancelled
+    assert np.mean(np.square(out[during])) < 0.1 * np.mean(np.square(mic[during]))

@@ -218,7 +218,10 @@ class EchoCanceller:
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
         # a quiet speaker) until it has learned the echo path; only trust its output once the
         # microphone has been seen to hear the speaker.
-        return clean if self.echo_path_heard() else x
+        # And with nothing played lately (the speaker silent for longer than its echo lasts)
+        # there is nothing to cancel: AEC3 still in double-talk after a barge-in distorted the
+        # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
+        return clean if self.echo_path_heard() and self.far_active() else x
 
     def echo_delay(self) -> float | None:
         """How long after the far-end signal its echo reaches the microphone (median of the
