@@ -20,7 +20,8 @@ is timed. Figures (median of --runs, load average printed, since other work slow
      between one sentence's last sample and the next one's first)
   4. self-interruption: replies played with their echo mixed into the microphone (-14 dB plus
      reflections, 30 ms late); how often barge-in fires
-  5. barge-in: a user interruption mixed over the echo; user speech onset -> speech stopped
+  5. barge-in: a user interruption mixed over the echo; user speech onset -> speech stopped; and
+     what the user said over the answer, as recognised (word error rate, whole request right)
 
 Run: .venv/bin/python bench/voice_latency.py [--runs 5] [--replies 10] [--silence-ms 1200]
 """
@@ -51,6 +52,8 @@ PAUSED = [
     ("Set a timer for", "ten minutes"), ("Read the text in this photo and", "translate it"),
 ]
 RATES = [140, 160, 175, 190, 210]
+#: what the user says over the answer in 5.: a barge-in, then a request that must be heard whole
+USER_STOP, USER_REQUEST = "Stop, that is enough, thank you.", "What time is it in Tokyo?"
 #: Paused and complete requests written blind (never tuned on): the held-out figures come first.
 BLIND_TURNS = Path(__file__).resolve().parent / "data" / "voice_turns_blind.json"
 REPLY = ("The image shows a grey cat asleep on a sofa. It was described by the captioning model. "
@@ -405,8 +408,7 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30, asr=None):
         time.sleep(0.3)
     print(f"   self-interruption: barge-in fired {len(barge)} times in {replies} replies (goal 0); "
           f"speech starts rejected as echo: {vin.echo_rejected}; engine {echo.engine}  load {os.getloadavg()[0]:.1f}")
-    USER_WORDS = "Stop, that is enough, thank you. What time is it in Tokyo?"
-    user = spoken(USER_WORDS)
+    user = spoken(f"{USER_STOP} {USER_REQUEST}")
     heard.clear()
     # the user talks 0.3 s into the second piece of the reply (the rest of sentence 1, about 1 s
     # into the reply, when the canceller has had little echo to learn from) and 0.3 s into
@@ -457,35 +459,22 @@ def bench_echo(synth, replies, runs, delay_ms: int = 30, asr=None):
     vin.stop()
     speaker.close()
     if asr is not None:
+        from asr_live import edit_distance, words
+
         from jarvis_desktop.voice.listener import Recognizer
 
         rec = Recognizer(asr)
         texts = [rec.recognize(u).text for u in heard]
-        said = _words(USER_WORDS)
-        errors = [_word_errors(said, _words(t)) for t in texts]
+        said, request = words(f"{USER_STOP} {USER_REQUEST}"), words(USER_REQUEST)
+        errors = sum(edit_distance(said, words(t)) for t in texts)
+        right = sum(words(t)[-len(request):] == request for t in texts)
         print(f"   the user's words over the answer, as recognised ({len(texts)} utterances for {2 * runs} "
-              f"interruptions; {USER_WORDS!r}): word error rate {sum(errors) / max(1, len(said) * len(texts)):.0%}, "
-              f"whole request right {sum(_words(t)[-6:] == said[-6:] for t in texts)}/{len(texts)}")
+              f"interruptions; {USER_STOP + ' ' + USER_REQUEST!r}): word error rate "
+              f"{errors / max(1, len(said) * len(texts)):.0%}, whole request right {right}/{len(texts)}")
         for t in texts:
             print(f"      {t!r}")
     print(f"   microphone blocks processed (AEC, VAD, gate) {statistics.median(lags) * 1000:.0f} ms after capture "
           f"(median; 95th percentile {sorted(lags)[int(0.95 * len(lags))] * 1000:.0f} ms)")
-
-
-def _words(text: str) -> list[str]:
-    import re
-
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def _word_errors(ref: list[str], hyp: list[str]) -> int:
-    """Word-level edit distance (substitutions, insertions, deletions)."""
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1]
 
 
 def main() -> int:

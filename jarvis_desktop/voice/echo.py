@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
 MAX_DELAY_S = 0.3  # the longest speaker-to-microphone delay assumed until one is measured
+#: A block whose peak correlation with what the speaker played is above this is (mostly) its echo:
+#: it teaches the echo's delay and loudness, and a block below it does not sound like the speaker
+CLEAR_ECHO_CORR = 0.6
 
 
 def aec_available() -> bool:
@@ -167,11 +170,10 @@ class EchoCanceller:
         #: looked "far louder than the echo" (a self-interruption in CI-like stalls)
         self.dtd_noise_margin = 10.0
         #: ... or 6 dB above it when the block does not sound like the speaker either (peak
-        #: correlation below 0.6). Echo alone that loud correlated 0.85 or more in every block of
+        #: correlation below CLEAR_ECHO_CORR). Echo alone that loud correlated 0.85 or more in every block of
         #: 20 replies (bench/voice_latency.py --only 45, 30 and 200 ms delay), the onset of a
         #: user's "Stop" over a loud stretch of the reply 0.3-0.4: energy alone saw it a block later
         self.dtd_uncorrelated_margin = 4.0
-        self.dtd_max_corr = 0.6
         self._aec: Any = None
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
@@ -203,7 +205,7 @@ class EchoCanceller:
         expected = (self._gain or 0.0) * far_win  # the echo energy the speaker explains
         loud = (self._gain is not None and far_win > 1e-6
                 and (raw_e > self.dtd_margin * expected
-                     or raw_e > self.dtd_uncorrelated_margin * expected and corr < self.dtd_max_corr)
+                     or raw_e > self.dtd_uncorrelated_margin * expected and corr < CLEAR_ECHO_CORR)
                 and raw_e > self.dtd_noise_margin * self.noise_floor())
         self._loud_run = self._loud_run + 1 if loud else 0
         # the speaker's sound can have reached the microphone: evidence of the echo path, unless
@@ -212,7 +214,7 @@ class EchoCanceller:
         # of the next answer then passed for the user)
         if far_win > 1e-8 and raw_e > 1e-9 and not loud:
             self._path.append(corr)
-        if corr > 0.6 and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
+        if corr > CLEAR_ECHO_CORR and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
             g = raw_e / far_win
             self._gain = g if self._gain is None else 0.9 * self._gain + 0.1 * g
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
@@ -282,7 +284,7 @@ class EchoCanceller:
         ncc = np.abs(c[ok]) / denom
         k = int(np.nonzero(ok)[0][int(np.argmax(ncc))])
         best = float(np.max(ncc))
-        if best > 0.6:  # a clear echo: note how long after the far-end signal it arrives
+        if best > CLEAR_ECHO_CORR:  # a clear echo: note how long after the far-end signal it arrives
             self._lags.append((len(far) - len(x) - k) / SAMPLE_RATE)
             if self._aec is not None and len(self._lags) >= 8:
                 delay_ms = int(round(1000 * sorted(self._lags)[len(self._lags) // 2]))
