@@ -15,7 +15,8 @@ is timed. Figures (median of --runs, load average printed, since other work slow
      thresholds were chosen. 2b: the held-out complete requests: turns ended by meaning. 2c: the
      paused requests through the whole conversation loop with the answer's echo in the microphone;
      "cut" = the request the assistant answered lacked its second part (a turn ended at the pause
-     stays open for the configured silence: the user going on joins it)
+     stays open for the configured silence: the user going on joins it), and how many of the second
+     parts' words the answered request holds (joined in time, a request can still have lost them)
   3. playback gaps between the sentences of a reply, measured on the written stream (the frames
      between one sentence's last sample and the next one's first)
   4. self-interruption: replies played with their echo mixed into the microphone (-14 dB plus
@@ -264,7 +265,10 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label):
 
     print(f"\n2c. {label}: the same requests through the conversation loop, the answer echoed into the "
           "microphone: was the request the assistant answered cut?")
+    from asr_live import words
+
     cut = began = extra = 0
+    b_words = b_heard = lost = 0
     for i, (a_text, b_text) in enumerate(pairs):
         wpm = RATES[i % len(RATES)]
         a, b = spoken(a_text, wpm=wpm), spoken(b_text, wpm=wpm)
@@ -305,11 +309,19 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label):
         cut += was_cut
         began += not was_cut and any(t < b_time for t, _text, _ok in assistant.requests)
         extra += max(0, sum(b_time is not None and t >= b_time for t, _text, _ok in assistant.requests) - 1)
+        # an answered request that came after the second part can still have lost its words (AEC3
+        # silences a voice that starts over the echo): how many of them were recognised
+        heard = set(words(" ".join(text for t, text, ok in assistant.requests if ok and t >= (b_time or 0))))
+        b_words += len(words(b_text))
+        got = 0 if was_cut else sum(w in heard for w in words(b_text))
+        b_heard += got
+        lost += not was_cut and got == 0
         said = " | ".join(f"{text!r}{'' if ok else ' (stopped)'}" for _t, text, ok in assistant.requests)
         print(f"   {'CUT ' if was_cut else 'ok  '} {wpm} wpm  {a_text} ... {b_text}   [{said}]")
     print(f"   {label}: requests cut {cut}/{len(pairs)} (goal 0); the first part was sent on its own, its answer "
           f"then stopped for the whole request: {began}/{len(pairs)}; more requests after the whole one (the "
-          f"answer's echo heard as a request): {extra}  load {os.getloadavg()[0]:.1f}")
+          f"answer's echo heard as a request): {extra}; the second parts' words recognised in the request answered: "
+          f"{b_heard}/{b_words}, none of them in {lost} of the requests not cut  load {os.getloadavg()[0]:.1f}")
     return cut, len(pairs)
 
 

@@ -422,3 +422,77 @@ def test_once_the_speaker_is_quiet_the_microphone_is_passed_on_uncancelled():
     assert np.array_equal(out[quiet:quiet + SR // 2], mic[quiet:quiet + SR // 2])
     during = slice(SR + SR // 4, SR + 3 * SR // 4)  # while it plays (before the user), the echo is cancelled
     assert np.mean(np.square(out[during])) < 0.1 * np.mean(np.square(mic[during]))
+
+
+class RecordedCapture:
+    """A fake sound card (none here) that hands over a recording block by block, stamped on the
+    clock the reference track uses, as fast as it is read: the gate's decisions, not the pace,
+    are under test."""
+
+    def __init__(self, samples, t0: float):
+        self.samples, self.t0 = samples, t0
+
+    def start(self):
+        return self
+
+    def stop(self):
+        pass
+
+    def blocks(self):
+        from jarvis_desktop.voice.capture import Block
+
+        for i in range(0, len(self.samples) - BLOCK + 1, BLOCK):
+            yield Block(self.samples[i:i + BLOCK], i, self.t0 + i / SR)
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_speech_shown_over_the_echo_by_double_talk_is_the_users_request_not_dropped_as_echo():
+    """A user who goes on over the start of an answer: double talk sees the voice at once, but
+    AEC3 holds it back, so the endpointer hears it begin a few blocks later, while the echo still
+    dominates the gate's window. Judged again there, it was taken for the speaker and the user's
+    words were dropped (the answer stopped, and what the user went on to say was lost)."""
+    rng = np.random.default_rng(3)
+    reply = spoken("The Eiffel Tower is three hundred and thirty metres tall, as measured in twenty twenty two.")
+    user_at = SR // 2 + int(0.3 * SR)  # 0.3 s into the answer
+    stopped = user_at + int(0.3 * SR)  # the barge-in has stopped the answer 0.3 s later
+    far = np.concatenate([np.zeros(SR // 2, np.float32), reply[:stopped - SR // 2], np.zeros(3 * SR, np.float32)])
+    n = len(far)
+    mic = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    user = spoken("in metres", voice="en-us+f3")
+    mic[user_at:user_at + len(user)] += 0.35 * user
+    reference = ReferenceTrack(keep_s=30)
+    reference.write(far, SR, t=1000.0)
+    barge_ins, heard = [], []
+    vin = VoiceInput(RecordedCapture(mic, 1000.0), echo=EchoCanceller(reference), on_speech_start=barge_ins.append,
+                     on_utterance=heard.append, endpointer=Endpointer(silence_ms=MAX_WAIT_MS, tail_ms=160))
+    vin.start().wait(30)
+    assert barge_ins and user_at <= barge_ins[0] <= user_at + SR // 10  # double talk saw the user at once
+    assert vin.echo_rejected == vin.echo_dropped == 0
+    assert [u for u in heard if u.start <= user_at + SR // 4 and u.end >= user_at + len(user) // 2], \
+        [(u.start, u.end, u.reason) for u in heard]
+
+
+@pytest.mark.parametrize("use_aec", [False, True], ids=["correlation-gate", "webrtc-aec3"])
+def test_a_user_talking_as_the_answer_starts_does_not_make_its_echo_look_louder(use_aec):
+    """The first blocks that correlate with a new answer can hold the user too, who was still
+    talking as it started: learned from them, the echo looked several times louder than it is, and
+    the user's next words over it passed for echo. The speaker's loudness is a median of estimates."""
+    rng = np.random.default_rng(4)
+    n = 3 * SR
+    start = SR // BLOCK * BLOCK
+    far = rng.normal(0, 0.1, n).astype(np.float32)
+    far[:start] = 0.0
+    mic = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    # a voice as the answer starts, as loud as its echo: those blocks still correlate with the speaker (0.67)
+    mic[start:start + 2 * BLOCK] += rng.normal(0, 0.2 * 0.1 * np.sqrt(1.2), 2 * BLOCK).astype(np.float32)
+    at = start + 10 * BLOCK  # a third of a second later
+    mic[at:] += rng.normal(0, 0.2 * 0.1 * np.sqrt(5.5), n - at).astype(np.float32)  # the user, 5.5x the echo
+    reference = ReferenceTrack(keep_s=30)
+    reference.write(far, SR, t=1000.0)
+    gate = EchoCanceller(reference, use_aec=use_aec)
+    found = None
+    for i in range(0, n - BLOCK + 1, BLOCK):
+        gate.process(mic[i:i + BLOCK], 1000.0 + i / SR)
+        if found is None and gate.user_over_echo():
+            found = i
+    assert found == at + BLOCK

@@ -163,6 +163,7 @@ class EchoCanceller:
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
         self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
         self._gain: float | None = None  # echo energy at the mic / far-end energy, learned
+        self._gains: collections.deque = collections.deque(maxlen=15)  # its latest estimates
         self._loud_run = 0  # consecutive blocks far louder than the echo explains
         self.dtd_margin = 8.0  # 9 dB above the expected echo
         #: ... and 10 dB above the room's noise: when the card ran dry and playback resumed, the
@@ -215,8 +216,7 @@ class EchoCanceller:
         if far_win > 1e-8 and raw_e > 1e-9 and not loud:
             self._path.append(corr)
         if corr > CLEAR_ECHO_CORR and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
-            g = raw_e / far_win
-            self._gain = g if self._gain is None else 0.9 * self._gain + 0.1 * g
+            self._learn_gain(raw_e / far_win)
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
         # a quiet speaker) until it has learned the echo path; only trust its output once the
         # microphone has been seen to hear the speaker.
@@ -224,6 +224,15 @@ class EchoCanceller:
         # there is nothing to cancel: AEC3 still in double-talk after a barge-in distorted the
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
         return clean if self.echo_path_heard() and self.far_active() else x
+
+    def _learn_gain(self, g: float) -> None:
+        """The speaker's loudness at the microphone: the median of its last estimates, known from
+        the third. A user who goes on talking just as an answer starts is in the first blocks
+        that correlate with it: taken alone (or weighted into a running mean) such a block made the
+        echo look 3 to 12 times louder than it was, and the user's next words then passed for echo."""
+        self._gains.append(g)
+        if len(self._gains) >= 3:
+            self._gain = sorted(self._gains)[len(self._gains) // 2]
 
     def echo_delay(self) -> float | None:
         """How long after the far-end signal its echo reaches the microphone (median of the

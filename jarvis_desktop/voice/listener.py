@@ -28,6 +28,8 @@ from .vad import Endpointer, SpeechPaused, SpeechResumed, SpeechStarted, Utteran
 
 log = logging.getLogger(__name__)
 SAMPLE_RATE = 16000
+#: Speech the endpointer hears start within this of where double talk showed the user is theirs
+USER_OVER_ECHO_S = 1.0
 
 
 @dataclass
@@ -199,6 +201,7 @@ class VoiceInput:
         self._echo_only = False  # the current utterance began as echo and never showed the user
         self._raw_vad = None
         self._dt_fired = False
+        self._user_over_echo_at: int | None = None  # where double talk last showed the user's voice
         self._silent_samples = 0
         self.error = ""
         self._thread: threading.Thread | None = None
@@ -308,6 +311,7 @@ class VoiceInput:
         prob = self._raw_vad(raw.samples)
         if not self._dt_fired and prob >= 0.5 and self.echo.user_over_echo():
             self._dt_fired = True
+            self._user_over_echo_at = raw.position
             self._barge_pending = self._echo_only = False
             log.debug("barge-in: the user over the echo; %s", self.echo.describe())
             self.on_speech_start(raw.position)
@@ -323,9 +327,20 @@ class VoiceInput:
             if self.on_speech_start:
                 self.on_speech_start(ep.speech_start)  # where the speech began, not where it was cleared
 
+    def _user_shown_over_echo(self, position: int) -> bool:
+        """Whether speech that starts at ``position`` is the voice the double-talk detector has just
+        heard over the echo. AEC3 holds such a voice back, so the endpointer hears it start a few
+        blocks after the detector did, while the echo still dominates the gate's window; judged
+        again there, it was taken for echo and the user's words were dropped (a request
+        going on after a pause over its first answer: the answer stopped, and what the user went on
+        to say was lost)."""
+        at = self._user_over_echo_at
+        return at is not None and abs(position - at) <= USER_OVER_ECHO_S * SAMPLE_RATE
+
     def _dispatch(self, ev) -> None:
         if isinstance(ev, SpeechStarted):
-            if self.echo is not None and self.mode == "hands-free" and self.echo.echo_explains_speech():
+            if (self.echo is not None and self.mode == "hands-free"
+                    and not self._user_shown_over_echo(ev.position) and self.echo.echo_explains_speech()):
                 self.echo_rejected += 1  # the assistant's own voice: no barge-in
                 self._barge_pending = self._echo_only = True
                 log.debug("speech start explained by echo: no barge-in")
