@@ -171,6 +171,34 @@ def test_control_map_and_its_generator_are_linked(planner, tmp_path, request_tex
     assert gen.args["image"] == placeholder(control.id)
 
 
+def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
+    check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
+    assert tasks_of(check) == ["hed-control", "hed-text-to-image"]
+
+
+def test_a_step_asked_for_each_file_is_made_once_per_file_and_both_results_are_compared(planner, tmp_path):
+    files = attach(tmp_path, "monday.wav", "friday.wav")
+    check = planner.plan("write down what both voicemails say and tell me if they say the same thing", files)
+    assert tasks_of(check) == ["automatic-speech-recognition"] * 2 + ["sentence-similarity"]
+    a, b, same = check.plan.tasks
+    assert {a.args["audio"], b.args["audio"]} == {str(f.path) for f in files}
+    assert {same.args["text"], same.args["text2"]} == {placeholder(a.id), placeholder(b.id)}
+
+
+def test_each_result_of_a_step_made_per_file_goes_on_to_its_own_next_step(planner, tmp_path):
+    check = planner.plan("Please transcribe the two interviews, then translate each transcript into German.",
+                         attach(tmp_path, "ana.wav", "luis.wav"))
+    assert tasks_of(check) == ["automatic-speech-recognition"] * 2 + ["translation"] * 2
+    asr, translations = check.plan.tasks[:2], check.plan.tasks[2:]
+    assert sorted(t.args["text"] for t in translations) == sorted(placeholder(t.id) for t in asr)
+    assert all(t.args["target_language"] == "German" for t in translations)
+
+
+def test_one_file_of_several_asked_for_alone_gets_one_step(planner, tmp_path):
+    check = planner.plan("sharpen the second photo", attach(tmp_path, "one.jpg", "two.jpg"))
+    assert len(check.plan.tasks) == 1
+
+
 @pytest.mark.parametrize("text", ["hi!", "thank you so much", "good afternoon"])
 def test_small_talk_needs_no_model(planner, text):
     check = planner.plan(text, [])

@@ -45,6 +45,8 @@ TEXT_REF_RE = re.compile(
     re.I,
 )
 #: Words saying a recording holds what a step needs ("the question in my recording").
+#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
+EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
 SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
 
 
@@ -68,6 +70,7 @@ class _State:
     bridges: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     pending: list[Detection] = field(default_factory=list)
+    fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
         for n in reversed(self.nodes):
@@ -226,8 +229,34 @@ class OfflinePlanner:
             m = self.kb.language_re.search(clause.text) or self.kb.language_re.search(sentence.text) or self.kb.language_re.search(r.text)
             if m:
                 args["target_language"] = m.group(1).capitalize()
-        self._push(st, d.task, args, d.start)
+        name, inputs = self._each_input(d, st, clause, args)
+        if name is None:
+            self._push(st, d.task, args, d.start)
+            return "ok"
+        st.fanned = [self._push(st, d.task, {**args, name: v}, d.start).id for v in inputs]
         return "ok"
+
+    def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
+        """The argument and the inputs a step is asked for once each: "transcribe both", "caption
+        each photo", "translate each transcript" (two or more files of its input kind, or the
+        results of the step made once per file before it). (None, []) for a single step."""
+        if not EACH_RE.search(clause.text):
+            return None, []
+        spec = TASK_TYPES[d.task]
+        files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
+        if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
+            kind = ARG_KINDS[files[0]]
+            named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
+            given = [v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]
+            inputs = list(dict.fromkeys(given))
+            if len(inputs) >= 2 and args.get(files[0]) in inputs:
+                return files[0], inputs
+            return None, []
+        texts = [n for n in spec.inputs if ARG_KINDS[n] == "text"]
+        group = [placeholder(i) for i in st.fanned]
+        if not files and texts and len(group) >= 2 and args.get(texts[0]) in group and d.task != "sentence-similarity":
+            return texts[0], group
+        return None, []
 
     def _spoken_input(self, d: Detection, st: _State, clause: Span) -> str | None:
         """The audio file whose speech gives this step's instruction or question, if the request says so."""
