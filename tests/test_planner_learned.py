@@ -80,6 +80,10 @@ def test_planning_runs_offline_without_torch(tmp_path):
     ("Summarise this text file and then read the summary aloud.", ["doc.txt"], "summarization"),
     ("read us what's on the whiteboard", ["wb.png"], "image-to-text"),  # reading *to* someone is speaking
     ("Read me the opening hours on that shop sign.", ["sign.jpg"], "image-to-text"),
+    # verbs of speaking as commands, and a spoken version as the thing to make
+    ("Write a short poem about the sea and then recite it.", [], "text-generation"),
+    ("Caption this picture and narrate the caption for me.", ["beach.jpg"], "image-to-text"),
+    ("transcribe the meeting clip, then read it back", ["meeting.wav"], "automatic-speech-recognition"),
 ])
 def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, request_text, names, source):
     check = planner.plan(request_text, attach(tmp_path, *names))
@@ -88,6 +92,21 @@ def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, reques
     tts = check.plan.tasks[-1]
     src = next(t for t in check.plan.tasks if t.task == source)
     assert src.id in tts.dep or any(placeholder(t.id) == tts.args["text"] for t in check.plan.tasks if t.id in tts.dep)
+
+
+@pytest.mark.parametrize("request_text,names", [
+    ("What does the sign in this photo say?", ["sign.jpg"]),  # a question about what is written
+    ("My teacher say these two sentences mean the same: 'I am tired' and 'I am sleepy'. Check please.", []),
+    ("Would you say this review is positive: 'the room was tiny but spotless'?", []),
+    ("sorry, can you say that again?", []),  # a repeat of the last answer, not a new step
+])
+def test_say_in_a_question_or_a_report_is_not_a_spoken_output(planner, tmp_path, request_text, names):
+    assert "text-to-speech" not in tasks_of(planner.plan(request_text, attach(tmp_path, *names)))
+
+
+def test_a_spoken_version_is_text_to_speech(planner):
+    check = planner.plan('Give me a spoken version of "the library closes early on Fridays".', [])
+    assert tasks_of(check)[-1] == "text-to-speech"
 
 
 def test_one_clause_reads_a_file_one_way_unless_both_readings_are_likely(planner, tmp_path):

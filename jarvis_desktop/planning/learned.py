@@ -225,20 +225,47 @@ def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepMode
 
 
 def _read_to_someone(seg, view) -> bool:
-    """The clause's verb "read" has a listener (a dative "me"/"us", "to me") or "aloud": the
-    reading is spoken, whatever else the clause asks for."""
+    """The clause asks for speech: "read" with a listener (a dative "me"/"us", "to me") or "back";
+    "aloud" / "out loud" anywhere; a verb of speaking as a command ("say it", "just say the amount",
+    "narrate it", "recite it", "speak the summary"), not in a question about speech ("what does the
+    sign say"); or a spoken version / voiceover as the thing to make."""
     toks = _tokens_in(seg, view.span)
+    lows = [t.lower for t in toks]
+    if "aloud" in lows or any(a == "out" and b == "loud" for a, b in zip(lows, lows[1:])):
+        return True
+    if any(w in ("voiceover", "narration") for w in lows) or any(
+            a in ("spoken", "audio") and b == "version" for a, b in zip(lows, lows[1:])):
+        return True
     for k, t in enumerate(toks):
-        if t.lemma != "read" or t.pos not in ("VERB", ""):
-            continue
-        rest = [u.lower for u in toks[k + 1:k + 8]]
-        if rest[:1] and rest[0] in _RECIPIENTS:
-            return True
-        if any(a == "to" and b in _RECIPIENTS for a, b in zip(rest, rest[1:])) or "aloud" in rest:
-            return True
-        if any(a == "out" and b == "loud" for a, b in zip(rest, rest[1:])):
+        if t.lemma == "read" and t.pos in ("VERB", ""):
+            rest = lows[k + 1:k + 8]
+            if rest[:1] and rest[0] in _RECIPIENTS or "back" in rest[:3]:
+                return True
+            if any(a == "to" and b in _RECIPIENTS for a, b in zip(rest, rest[1:])):
+                return True
+        elif t.lower in _SPEAKING and t.pos in ("VERB", "") and not _QUESTION_WORDS & set(lows[:k]):
+            if t.lower == "say" and _says_about(toks, k):
+                continue
             return True
     return False
+
+
+def _says_about(toks, k: int) -> bool:
+    """ "say" at ``toks[k]`` reports or judges rather than asks for speech: someone else says
+    ("my teacher say ..."), it takes a clause ("would you say this review is good", "say what's in
+    it"), or it asks for a repeat or other words ("say that again", "say this another way")."""
+    if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[:k]):
+        return True
+    after = [u.lower for u in toks[k + 1:]]
+    return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
+        a == "another" and b == "way" for a, b in zip(after, after[1:]))
+
+
+#: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
+#: report what a text or a recording holds
+_SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}
+#: ... unless the clause asks about speech ("what does it say", "does he speak French")
+_QUESTION_WORDS = {"what", "how", "does", "do", "did", "whether", "if", "who", "which", "why"}
 
 
 def _tokens_in(seg, span) -> list:
