@@ -213,6 +213,15 @@ def test_each_result_of_a_step_made_per_file_goes_on_to_its_own_next_step(planne
     assert all(t.args["target_language"] == "German" for t in translations)
 
 
+def test_each_file_the_request_talks_about_gets_a_step(planner, tmp_path):
+    files = attach(tmp_path, "garden.jpg", "song.wav")
+    check = planner.plan("what kind of flower is in this photo, and the recording, what kind of bird is that", files)
+    assert sorted(tasks_of(check)) == ["audio-classification", "image-classification"]
+    # ... but not a file the user says to leave alone
+    check = planner.plan("ignore the photo and just transcribe the recording", files)
+    assert tasks_of(check) == ["automatic-speech-recognition"]
+
+
 def test_one_file_of_several_asked_for_alone_gets_one_step(planner, tmp_path):
     check = planner.plan("sharpen the second photo", attach(tmp_path, "one.jpg", "two.jpg"))
     assert len(check.plan.tasks) == 1

@@ -501,6 +501,11 @@ def _has(reading: RequestReading, attachments: list[Attachment], prior: list[Det
     return any(kind in _outputs(d.task) for d in prior if d.task in TASK_TYPES or d.task == "guided")
 
 
+#: Words that ask what kind of sound a recording is, not what it says (audio classification)
+SOUND_LABEL_RE = re.compile(
+    r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class|commands?)\b", re.I)
+
+
 #: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
 CONTROL_WORDS = [
     (re.compile(r"\b(?:pose|skeleton|posture|stance)", re.I), "openpose"),

@@ -16,9 +16,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..config import resources_dir
-from ..media import Attachment
+from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import Detection, Detector, control_kind, named_control_map
+from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, named_control_map
 from .extract import RequestReading
 from .features import clause_views
 from .segment import load_nlp, segment
@@ -104,6 +104,7 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found = _without_rivals(found, P, m.labels)
+        found += self._unread_files(found, P, needs, views, seg, reading, attachments)
         found += _spoken_readings(found, views, m, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
@@ -128,6 +129,36 @@ class LearnedDetector(Detector):
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
         return _instruments_first(_type_order(dets, reading), reading)
+
+    def _unread_files(self, found, P, needs, views, seg, reading: RequestReading, attachments: list[Attachment]):
+        """A photo or recording the request talks about that no step found reads: files given
+        with a request are there to be worked on ("what breed is the pup in the pic, and the
+        barking clip, what kind of sound is that"). The likeliest step on that kind of file is
+        taken, in the clause that names it (by its name or a word for it)."""
+        if not found:
+            return []
+        m = self.model
+        out = []
+        given = {a.kind for a in attachments} | {kind_of(f.text) for f in reading.files}
+        for kind in ("image", "audio"):
+            if kind not in given or any(_media_input(label) == kind for _, _, label in found):
+                continue
+            words = self.kb.media_words.get(kind, set())
+            named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features
+                     or {t.lower for t in _tokens_in(seg, v.span)} & words]
+            if not named or any(t.lemma == "ignore" for i in named for t in _tokens_in(seg, views[i].span)):
+                continue  # the request does not talk about it, or says to leave it ("ignore the photo")
+            asked = any("QM" in views[i].features or {t.lower for t in _tokens_in(seg, views[i].span)} & _QUESTION_WORDS
+                        for i in named)
+            cands = [j for j, label in enumerate(m.labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
+                     and (asked or label not in _ANSWERING)]  # a question answered from the file needs a question
+            j = max(cands, key=lambda j: P[named, j].max())
+            if kind == "audio" and "audio-classification" in m.labels and any(
+                    SOUND_LABEL_RE.search(views[i].span.text) for i in named):
+                j = m.labels.index("audio-classification")  # its mood, its genre: what kind of sound it is
+            if P[named, j].max() >= m.threshold * FALLBACK_SHARE:
+                out.append((named[int(P[named, j].argmax())], j, m.labels[j]))
+        return out
 
     def _evidence(self, seg, view, j: int) -> int:
         """Where in the clause the word that most supports label ``j`` stands."""
@@ -261,6 +292,8 @@ def _says_about(toks, k: int) -> bool:
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
 
 
+#: Steps that answer a question about a file
+_ANSWERING = {"visual-question-answering", "document-question-answering"}
 #: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
 #: report what a text or a recording holds
 _SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}

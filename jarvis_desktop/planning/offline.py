@@ -19,7 +19,7 @@ from typing import Any
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import QUESTION_START_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
+from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
 
 log = logging.getLogger(__name__)
@@ -289,7 +289,7 @@ class OfflinePlanner:
         sound -> audio classification, otherwise a transcript."""
         if kind == "audio":
             sent = st.reading.sentence_of(pos).text
-            if re.search(r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class|commands?)\b", sent, re.I):
+            if SOUND_LABEL_RE.search(sent):
                 reader = "audio-classification"
         if kind == "image" and TABLE_RE.search(st.reading.text):
             reader = "tabular-classification"
