@@ -84,6 +84,9 @@ def test_planning_runs_offline_without_torch(tmp_path):
     ("Write a short poem about the sea and then recite it.", [], "text-generation"),
     ("Caption this picture and narrate the caption for me.", ["beach.jpg"], "image-to-text"),
     ("transcribe the meeting clip, then read it back", ["meeting.wav"], "automatic-speech-recognition"),
+    # unpunctuated speech runs a question into the command; terse arrows name the verb alone
+    ("im driving whats the due date on this parking ticket just say it", ["ticket.jpg"], "document-question-answering"),
+    ("lecture.wav -> text -> speak", ["lecture.wav"], "automatic-speech-recognition"),
 ])
 def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, request_text, names, source):
     check = planner.plan(request_text, attach(tmp_path, *names))
@@ -99,6 +102,8 @@ def test_spoken_output_ends_in_a_linked_text_to_speech(planner, tmp_path, reques
     ("My teacher say these two sentences mean the same: 'I am tired' and 'I am sleepy'. Check please.", []),
     ("Would you say this review is positive: 'the room was tiny but spotless'?", []),
     ("sorry, can you say that again?", []),  # a repeat of the last answer, not a new step
+    ("which word did I say in this clip", ["clip.wav"]),
+    ("Write a birthday note for Sam, translate it into Spanish, and check whether both really say the same thing.", []),
 ])
 def test_say_in_a_question_or_a_report_is_not_a_spoken_output(planner, tmp_path, request_text, names):
     assert "text-to-speech" not in tasks_of(planner.plan(request_text, attach(tmp_path, *names)))

@@ -274,8 +274,12 @@ def _read_to_someone(seg, view) -> bool:
                 return True
             if any(a == "to" and b in _RECIPIENTS for a, b in zip(rest, rest[1:])):
                 return True
-        elif t.lower in _SPEAKING and t.pos in ("VERB", "") and not _QUESTION_WORDS & set(lows[:k]):
-            if t.lower == "say" and _says_about(toks, k):
+        elif t.lower in _SPEAKING and (t.pos in ("VERB", "") or t.dep == "ROOT" or k == 0):
+            # a command, even when the tagger took it for a noun ("shout dinner is ready",
+            # "memo -> text -> speak"); with an object ("... on this label, say it") even after a
+            # question, which unpunctuated speech runs into the command
+            told = any(u.dep == "dobj" or u.pos == "PRON" and u.lower in ("it", "that", "them") for u in toks[k + 1:k + 4])
+            if _QUESTION_WORDS & set(lows[:k]) and not told or t.lower == "say" and _says_about(toks, k):
                 continue
             return True
     return False
@@ -283,10 +287,10 @@ def _read_to_someone(seg, view) -> bool:
 
 def _says_about(toks, k: int) -> bool:
     """ "say" at ``toks[k]`` reports or judges rather than asks for speech: someone else says
-    ("my teacher say ..."), it takes a clause ("would you say this review is good", "say what's in
+    ("my teacher say ...": a subject of its own, not the "you" asked), it takes a clause ("would you say this review is good", "say what's in
     it"), or it asks for a repeat or other words ("say that again", "say this another way")."""
-    if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[:k]):
-        return True
+    if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[max(0, k - 4):k]):
+        return True  # its own subject, just before it ("both of them really say")
     after = [u.lower for u in toks[k + 1:]]
     return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
