@@ -227,6 +227,22 @@ def test_each_file_the_request_talks_about_gets_a_step(planner, tmp_path):
     assert tasks_of(check) == ["automatic-speech-recognition"]
 
 
+@pytest.mark.parametrize("request_text,names,readers", [
+    ("Do these two scanned letters say the same thing?", ["a.png", "b.png"], ["image-to-text", "image-to-text"]),
+    ("Is what I said in the voice memo the same as what my sticky note says?", ["note.jpg", "memo.wav"],
+     ["automatic-speech-recognition", "image-to-text"]),
+])
+def test_a_comparison_of_two_files_reads_each_of_them(planner, tmp_path, request_text, names, readers):
+    files = attach(tmp_path, *names)
+    check = planner.plan(request_text, files)
+    tasks = tasks_of(check)
+    assert sorted(tasks) == sorted(readers + ["sentence-similarity"]), tasks
+    same = check.plan.tasks[-1]
+    read = {t.args.get("image") or t.args.get("audio"): placeholder(t.id) for t in check.plan.tasks[:-1]}
+    assert set(read) == {str(f.path) for f in files}
+    assert {same.args["text"], same.args["text2"]} == set(read.values())
+
+
 def test_one_file_of_several_asked_for_alone_gets_one_step(planner, tmp_path):
     check = planner.plan("sharpen the second photo", attach(tmp_path, "one.jpg", "two.jpg"))
     assert len(check.plan.tasks) == 1

@@ -431,6 +431,21 @@ class OfflinePlanner:
         earlier = [n for n in st.nodes if "text" in n.outputs and placeholder(n.id) != first]
         if earlier:
             return placeholder(earlier[-1].id)
+        return self._unread_file(st, d.start)
+
+    def _unread_file(self, st: _State, pos: int) -> str | None:
+        """The other side of a comparison when it is a given file no step has read yet ("does what
+        I said in this voice memo match my note in the photo?", "do the two scanned pages say the
+        same?"): a text file as it is, a recording or an image through its own reading step."""
+        used = {v for n in st.nodes for v in n.args.values()}
+        for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
+            named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
+            for src in dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]):
+                if src in used or kind == "text" and src.lower().endswith(TABLE_EXTS):
+                    continue
+                if reader is None:
+                    return src
+                return placeholder(self._push(st, reader, {kind: src}, pos).id)
         return None
 
     def _add_guided(self, d: Detection, st: _State, later: set[str], dry: bool) -> str:
