@@ -104,7 +104,7 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found = _without_rivals(found, P, m.labels)
-        found += self._unread_files(found, P, needs, views, seg, reading, attachments)
+        found += self._unread_files(found, P, views, seg, reading, attachments)
         found += _spoken_readings(found, views, m, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
@@ -130,7 +130,7 @@ class LearnedDetector(Detector):
         dets.sort(key=lambda d: d.start)
         return _instruments_first(_type_order(dets, reading), reading)
 
-    def _unread_files(self, found, P, needs, views, seg, reading: RequestReading, attachments: list[Attachment]):
+    def _unread_files(self, found, P, views, seg, reading: RequestReading, attachments: list[Attachment]):
         """A photo or recording the request talks about that no step found reads: files given
         with a request are there to be worked on ("what breed is the pup in the pic, and the
         barking clip, what kind of sound is that"). The likeliest step on that kind of file is
@@ -144,12 +144,11 @@ class LearnedDetector(Detector):
             if kind not in given or any(_media_input(label) == kind for _, _, label in found):
                 continue
             words = self.kb.media_words.get(kind, set())
-            named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features
-                     or {t.lower for t in _tokens_in(seg, v.span)} & words]
-            if not named or any(t.lemma == "ignore" for i in named for t in _tokens_in(seg, views[i].span)):
+            toks = [_tokens_in(seg, v.span) for v in views]
+            named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features or {t.lower for t in toks[i]} & words]
+            if not named or any(t.lemma == "ignore" for i in named for t in toks[i]):
                 continue  # the request does not talk about it, or says to leave it ("ignore the photo")
-            asked = any("QM" in views[i].features or {t.lower for t in _tokens_in(seg, views[i].span)} & _QUESTION_WORDS
-                        for i in named)
+            asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & _QUESTION_WORDS for i in named)
             cands = [j for j, label in enumerate(m.labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
                      and (asked or label not in _ANSWERING)]  # a question answered from the file needs a question
             j = max(cands, key=lambda j: P[named, j].max())
@@ -252,10 +251,10 @@ def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepMode
     if "text-to-speech" not in m.labels or any(label == "text-to-speech" for _, _, label in found):
         return []
     tts = m.labels.index("text-to-speech")
-    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if _read_to_someone(seg, view)), [])
+    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if _asks_for_speech(seg, view)), [])
 
 
-def _read_to_someone(seg, view) -> bool:
+def _asks_for_speech(seg, view) -> bool:
     """The clause asks for speech: "read" with a listener (a dative "me"/"us", "to me") or "back";
     "aloud" / "out loud" anywhere; a verb of speaking as a command ("say it", "just say the amount",
     "narrate it", "recite it", "speak the summary"), not in a question about speech ("what does the
@@ -287,8 +286,9 @@ def _read_to_someone(seg, view) -> bool:
 
 def _says_about(toks, k: int) -> bool:
     """ "say" at ``toks[k]`` reports or judges rather than asks for speech: someone else says
-    ("my teacher say ...": a subject of its own, not the "you" asked), it takes a clause ("would you say this review is good", "say what's in
-    it"), or it asks for a repeat or other words ("say that again", "say this another way")."""
+    ("my teacher say ...": a subject of its own, not the "you" asked), it takes a clause ("would
+    you say this review is good", "say what's in it"), or it asks for a repeat or other words
+    ("say that again", "say this another way")."""
     if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[max(0, k - 4):k]):
         return True  # its own subject, just before it ("both of them really say")
     after = [u.lower for u in toks[k + 1:]]

@@ -44,9 +44,9 @@ TEXT_REF_RE = re.compile(
     r"|\badd (?:the|this|that) (?:\w+ )?(?:text|answer|caption|label|translation|summary|words)\b",
     re.I,
 )
-#: Words saying a recording holds what a step needs ("the question in my recording").
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+#: Words saying a recording holds what a step needs ("the question in my recording").
 SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
 
 
@@ -245,16 +245,14 @@ class OfflinePlanner:
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
-            kind = ARG_KINDS[files[0]]
-            named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
-            given = [v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]
-            inputs = list(dict.fromkeys(given))
+            inputs = _given_files(ARG_KINDS[files[0]], st)
             if len(inputs) >= 2 and args.get(files[0]) in inputs:
                 return files[0], inputs
             return None, []
-        texts = [n for n in spec.inputs if ARG_KINDS[n] == "text"]
+        texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
         group = [placeholder(i) for i in st.fanned]
-        if not files and texts and len(group) >= 2 and args.get(texts[0]) in group and d.task != "sentence-similarity":
+        # a step that reads two texts (a comparison, a question with its context) reads the group once
+        if not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
             return texts[0], group
         return None, []
 
@@ -439,8 +437,7 @@ class OfflinePlanner:
         same?"): a text file as it is, a recording or an image through its own reading step."""
         used = {v for n in st.nodes for v in n.args.values()}
         for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
-            named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
-            for src in dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]):
+            for src in _given_files(kind, st):
                 if src in used or kind == "text" and src.lower().endswith(TABLE_EXTS):
                     continue
                 if reader is None:
@@ -519,6 +516,13 @@ def _attachment_value(name: str, kind: str, st: _State) -> str | None:
     if len(same) == 1:
         return str(same[0].path)
     return None
+
+
+def _given_files(kind: str, st: _State) -> list[str]:
+    """The files of ``kind`` given with the request, once each: those it names (in its order),
+    then attached ones it does not name."""
+    named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
+    return list(dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]))
 
 
 def _table_file(st: _State) -> str | None:

@@ -162,8 +162,7 @@ class EchoCanceller:
         self._far_energy: collections.deque = collections.deque(maxlen=24)  # their mean squares
         self._path: collections.deque = collections.deque(maxlen=64)  # ~2 s of per-block correlations
         self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
-        self._gain: float | None = None  # echo energy at the mic / far-end energy, learned
-        self._gains: collections.deque = collections.deque(maxlen=15)  # its latest estimates
+        self._gains: collections.deque = collections.deque(maxlen=15)  # latest estimates of the echo's gain
         self._loud_run = 0  # consecutive blocks far louder than the echo explains
         self.dtd_margin = 8.0  # 9 dB above the expected echo
         #: ... and 10 dB above the room's noise: when the card ran dry and playback resumed, the
@@ -203,8 +202,9 @@ class EchoCanceller:
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
         self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
         self._raw_hist.append(raw_e)
-        expected = (self._gain or 0.0) * far_win  # the echo energy the speaker explains
-        loud = (self._gain is not None and far_win > 1e-6
+        gain = self.echo_gain()
+        expected = (gain or 0.0) * far_win  # the echo energy the speaker explains
+        loud = (gain is not None and far_win > 1e-6
                 and (raw_e > self.dtd_margin * expected
                      or raw_e > self.dtd_uncorrelated_margin * expected and corr < CLEAR_ECHO_CORR)
                 and raw_e > self.dtd_noise_margin * self.noise_floor())
@@ -216,7 +216,7 @@ class EchoCanceller:
         if far_win > 1e-8 and raw_e > 1e-9 and not loud:
             self._path.append(corr)
         if corr > CLEAR_ECHO_CORR and far_win > 1e-5:  # echo alone: learn how loud the speaker is at the mic
-            self._learn_gain(raw_e / far_win)
+            self._gains.append(raw_e / far_win)
         # AEC3 also suppresses a user who talks while no echo reaches the microphone (headphones,
         # a quiet speaker) until it has learned the echo path; only trust its output once the
         # microphone has been seen to hear the speaker.
@@ -225,14 +225,15 @@ class EchoCanceller:
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
         return clean if self.echo_path_heard() and self.far_active() else x
 
-    def _learn_gain(self, g: float) -> None:
-        """The speaker's loudness at the microphone: the median of its last estimates, known from
-        the third. A user who goes on talking just as an answer starts is in the first blocks
-        that correlate with it: taken alone (or weighted into a running mean) such a block made the
-        echo look 3 to 12 times louder than it was, and the user's next words then passed for echo."""
-        self._gains.append(g)
-        if len(self._gains) >= 3:
-            self._gain = sorted(self._gains)[len(self._gains) // 2]
+    def echo_gain(self) -> float | None:
+        """The speaker's loudness at the microphone (echo energy / far-end energy): the median of
+        its last estimates, known from the third. A user who goes on talking just as an answer
+        starts is in the first blocks that correlate with it: taken alone (or weighted into a
+        running mean) such a block made the echo look 2 to 12 times louder than it was, and the
+        user's next words then passed for echo."""
+        if len(self._gains) < 3:
+            return None
+        return sorted(self._gains)[len(self._gains) // 2]
 
     def echo_delay(self) -> float | None:
         """How long after the far-end signal its echo reaches the microphone (median of the
@@ -344,7 +345,7 @@ class EchoCanceller:
         is rare and timing-bound: this line is what tells which evidence misled it)."""
         blocks = " ".join(f"[{s.raw:.1e} {s.clean:.1e} {s.corr:.2f}]" for s in self._stats)
         far = " ".join(f"{e:.0e}" for e in list(self._far_energy)[-12:])
-        return (f"echo delay {self.echo_delay()}, gain {self._gain}, noise {self.noise_floor():.1e}, "
+        return (f"echo delay {self.echo_delay()}, gain {self.echo_gain()}, noise {self.noise_floor():.1e}, "
                 f"path heard {self.echo_path_heard()}, far active {self.far_active()}, "
                 f"far window {self._far_window_energy():.1e}, loud run {self._loud_run}; "
                 f"blocks [raw clean corr] {blocks}; far energy {far}")
