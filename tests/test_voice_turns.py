@@ -496,3 +496,31 @@ def test_a_user_talking_as_the_answer_starts_does_not_make_its_echo_look_louder(
         if found is None and gate.user_over_echo():
             found = i
     assert found == at + BLOCK
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_a_user_going_on_as_the_first_answer_starts_is_heard_not_muted_with_the_echo():
+    """AEC3 has learned nothing about the room when the first answer starts, and mutes the
+    microphone while the speaker plays, the user's voice included: a request that went on over
+    the start of its answer ("Play some music ... by the Beatles") came back without its second
+    part (it kept 14% of the voice's energy here). Blocks that do not sound like the speaker and
+    stand above the echo are passed on as the microphone heard them; the echo alone is still
+    removed."""
+    rng = np.random.default_rng(5)
+    reply = spoken("Here is some music. It is playing on your speakers now, enjoy it.")
+    start = SR // 2
+    far = np.concatenate([np.zeros(start, np.float32), reply, np.zeros(SR, np.float32)])
+    n = len(far)
+    mic = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    user_at = start + int(0.1 * SR)  # the user goes on 0.1 s into the answer, 7 dB above its echo
+    user = spoken("by the Beatles", voice="en-us+f3")
+    mic[user_at:user_at + len(user)] += 0.5 * user
+    reference = ReferenceTrack(keep_s=30)
+    reference.write(far, SR, t=1000.0)
+    gate = EchoCanceller(reference)
+    out = np.concatenate([gate.process(mic[i:i + BLOCK], 1000.0 + i / SR) for i in range(0, n - BLOCK + 1, BLOCK)])
+    said = slice(user_at, user_at + len(user))
+    assert np.mean(np.square(out[said])) > 0.5 * np.mean(np.square(mic[said]))
+    after = user_at + len(user) + SR // 4  # the answer goes on alone: its echo is still cancelled
+    tail = slice(after, min(after + SR, start + len(reply)))
+    assert np.mean(np.square(out[tail])) < 0.1 * np.mean(np.square(mic[tail]))

@@ -32,6 +32,9 @@ MAX_DELAY_S = 0.3  # the longest speaker-to-microphone delay assumed until one i
 #: A block whose peak correlation with what the speaker played is above this is (mostly) its echo:
 #: it teaches the echo's delay and loudness, and a block below it does not sound like the speaker
 CLEAR_ECHO_CORR = 0.6
+#: How long AEC3 hears the speaker before it cancels rather than mutes: its initial state lasts
+#: 2.5 s of strong far-end signal (EchoCanceller3Config.filter.initial_state_seconds)
+AEC3_LEARNING_S = 2.5
 
 
 def aec_available() -> bool:
@@ -164,6 +167,7 @@ class EchoCanceller:
         self._lags: collections.deque = collections.deque(maxlen=32)  # measured echo delays (s)
         self._gains: collections.deque = collections.deque(maxlen=15)  # latest estimates of the echo's gain
         self._loud_run = 0  # consecutive blocks far louder than the echo explains
+        self._far_heard = 0  # samples AEC3 has cancelled while the speaker played
         self.dtd_margin = 8.0  # 9 dB above the expected echo
         #: ... and 10 dB above the room's noise: when the card ran dry and playback resumed, the
         #: echo window can hold next to nothing, and a faint echo barely above the noise then
@@ -197,6 +201,8 @@ class EchoCanceller:
         self._far_hist.append(far)
         self._far_energy.append(far_e)
         clean = self._aec.process(x, far) if self._aec is not None else x
+        if far_e > 1e-6:
+            self._far_heard += len(x)
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
         corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
@@ -223,7 +229,20 @@ class EchoCanceller:
         # And with nothing played lately (the speaker silent for longer than its echo lasts)
         # there is nothing to cancel: AEC3 still in double-talk after a barge-in distorted the
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
-        return clean if self.echo_path_heard() and self.far_active() else x
+        if not (self.echo_path_heard() and self.far_active()):
+            return x
+        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr, expected, loud) else clean
+
+    def _aec_learning(self) -> bool:
+        """AEC3 is still in its first seconds of hearing the speaker, when it mutes the whole
+        microphone while anything plays, a voice included."""
+        return self._aec is not None and self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE
+
+    def _voice_over_echo(self, raw_e: float, corr: float, expected: float, loud: bool) -> bool:
+        """Whether this block holds a voice besides the echo: double talk, or a block that does not
+        sound like the speaker and stands above both the room's noise and the echo expected."""
+        return loud or (corr < CLEAR_ECHO_CORR and raw_e > self.dtd_noise_margin * self.noise_floor()
+                        and (self.echo_gain() is None or raw_e > 2.0 * expected))
 
     def echo_gain(self) -> float | None:
         """The speaker's loudness at the microphone (echo energy / far-end energy): the median of
