@@ -12,7 +12,9 @@ from pathlib import Path
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"}
 AUDIO_EXTS = {".wav", ".flac", ".mp3", ".ogg", ".m4a", ".aac", ".opus", ".webm"}
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".m4v"}
-TEXT_EXTS = {".txt", ".md", ".csv", ".tsv", ".json", ".log", ".rst", ".html", ".xml", ".yaml", ".yml"}
+#: Excel workbooks: read as the CSV text of their sheets (sheets.py)
+SHEET_EXTS = {".xlsx", ".xlsm"}
+TEXT_EXTS = {".txt", ".md", ".csv", ".tsv", ".json", ".log", ".rst", ".html", ".xml", ".yaml", ".yml"} | SHEET_EXTS
 
 #: Larger files are refused at attach time: they would stall a model and the user's session.
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -61,7 +63,7 @@ def check_attachment(path: str | Path) -> Attachment:
     if kind is None:
         raise MediaError(
             f"{p.name}: unsupported file type '{p.suffix or '(none)'}'. "
-            "Attach an image (png, jpg...), audio (wav, flac, mp3...), video or text file."
+            "Attach an image (png, jpg...), audio (wav, flac, mp3...), video, text or spreadsheet (xlsx, csv) file."
         )
     size = p.stat().st_size
     if size == 0:
@@ -71,6 +73,10 @@ def check_attachment(path: str | Path) -> Attachment:
             f"{p.name}: {size / 1e6:.0f} MB is too large (limit {MAX_FILE_BYTES / 1e6:.0f} MB). "
             "Attach a smaller or shorter file."
         )
+    if p.suffix.lower() in SHEET_EXTS:
+        from .sheets import check_workbook
+
+        check_workbook(p)
     return Attachment(p.resolve(), kind)
 
 
@@ -128,8 +134,13 @@ def resample(samples, source_rate: int, target_rate: int):
 
 
 def read_text_file(path: str | Path, limit: int = 200_000) -> str:
-    """Read a text attachment (utf-8, tolerant), truncated to ``limit`` characters."""
+    """Read a text attachment (utf-8, tolerant), truncated to ``limit`` characters; a workbook
+    as the CSV text of its sheets."""
     p = Path(path)
+    if p.suffix.lower() in SHEET_EXTS:
+        from .sheets import read_sheets, sheets_to_csv
+
+        return sheets_to_csv(read_sheets(p))[:limit]
     try:
         return p.read_text(encoding="utf-8", errors="replace")[:limit]
     except OSError as e:

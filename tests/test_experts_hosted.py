@@ -227,6 +227,22 @@ def test_tabular_classification_sends_the_csv_as_a_table(fake, tmp_path, ctx):
     assert sent["table"] == {"alcohol": ["12.5", "13.1"], "acidity": ["0.3", "0.5"]}
 
 
+def test_tabular_classification_sends_a_workbooks_first_sheet_as_a_table(fake, tmp_path, ctx):
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.active.title = "empty"
+    sheet = wb.create_sheet("wine")
+    for row in (["alcohol", "acidity"], [12.5, 0.3], [13, 0.5]):
+        sheet.append(row)
+    wb.save(tmp_path / "wine.xlsx")
+    b = quick(HostedBackend(settings_for(fake, tmp_path)))
+    fake.reply(200, ["red", "white"])
+    b.run("tabular-classification", "org/wine", {"image": str(tmp_path / "wine.xlsx")}, ctx)
+    sent = json.loads(fake.requests[0]["body"])
+    assert sent["table"] == {"alcohol": ["12.5", "13"], "acidity": ["0.3", "0.5"]}
+
+
 def test_bad_image_is_refused_before_upload(fake, tmp_path, ctx):
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not an image")

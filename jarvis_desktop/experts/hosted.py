@@ -13,7 +13,7 @@ import io
 import logging
 from typing import Any, Callable
 
-from ..media import MediaError, load_image, read_text_file
+from ..media import SHEET_EXTS, MediaError, load_image, read_text_file
 from .base import ExpertError, RunContext, TaskOutput
 
 log = logging.getLogger(__name__)
@@ -293,13 +293,20 @@ def _audio_suffix(blob: bytes) -> str:
 
 
 def _table(args: dict[str, Any]) -> dict[str, list[str]]:
-    """A CSV/TSV given as the task's file (or as text) -> the {column: values} table the API takes."""
+    """A CSV/TSV or workbook given as the task's file (or a CSV as text) -> the {column: values}
+    table the API takes (a workbook's first sheet that has rows)."""
     import csv
 
     src = str(args.get("image") or args.get("text") or "")
-    if src.lower().endswith((".csv", ".tsv", ".txt")):
-        src = read_text_file(src)
-    rows = list(csv.reader(io.StringIO(src), delimiter="\t" if "\t" in src.splitlines()[0] else ","))
+    if src.lower().endswith(tuple(SHEET_EXTS)):
+        from ..sheets import read_sheets
+
+        rows = next((s.rows for s in read_sheets(src) if s.rows), [])
+    else:
+        if src.lower().endswith((".csv", ".tsv", ".txt")):
+            src = read_text_file(src)
+        first = src.splitlines()[0] if src.strip() else ""
+        rows = list(csv.reader(io.StringIO(src), delimiter="\t" if "\t" in first else ","))
     if len(rows) < 2:
         raise ExpertError("tabular-classification needs a table: a CSV file with a header row and at least one data row")
     header, body = rows[0], rows[1:]

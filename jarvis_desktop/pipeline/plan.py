@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..media import Attachment, kind_of
+from ..media import SHEET_EXTS, Attachment, kind_of
 from ..task_types import ARG_KINDS, FILE_KINDS, PARAM_ARGS, TASK_TYPES, normalize_task_name
 
 MAX_TASKS = 48
@@ -376,7 +376,7 @@ def _check_args(task: Task, args: dict[str, Any], resources: _Resources, errors:
 
 
 #: Table files that tabular-classification reads in place of a picture of a table.
-TABLE_EXTS = (".csv", ".tsv")
+TABLE_EXTS = (".csv", ".tsv", *sorted(SHEET_EXTS))
 
 
 def _is_table_for(task: str, path: Path) -> bool:
