@@ -213,6 +213,26 @@ def test_corrupt_and_unsupported_drops_are_refused_without_breaking_the_window(q
     assert result.status == "done" and w.conversation.last("assistant").text
 
 
+def test_a_dropped_workbook_is_attached_and_a_damaged_one_refused(qtbot, open_window, tmp_path):
+    """A workbook is a zip archive: the check for binary data posing as text must not refuse it."""
+    from openpyxl import Workbook
+
+    w = open_window()
+    wb = Workbook()
+    wb.active.append(["region", "units"])
+    wb.active.append(["North", 12])
+    good = tmp_path / "sales.xlsx"
+    wb.save(good)
+    damaged = tmp_path / "damaged.xlsx"
+    damaged.write_bytes(good.read_bytes()[:300])  # cut short in the middle of the archive
+    drop_files(qtbot, w, [good])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=10_000)
+    assert w.attachments.paths() == [str(good.resolve())] and w.attachments.chips[str(good.resolve())].ready
+    drop_files(qtbot, w, [damaged])
+    qtbot.waitUntil(lambda: "damaged.xlsx" in w.notice.text, timeout=10_000)
+    assert w.attachments.paths() == [str(good.resolve())] and "Excel workbook" in w.notice.text
+
+
 def test_pasted_image_is_attached(qtbot, open_window):
     from PySide6.QtCore import QMimeData
     from PySide6.QtGui import QColor, QImage
