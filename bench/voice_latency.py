@@ -23,6 +23,9 @@ is timed. Figures (median of --runs, load average printed, since other work slow
      reflections, 30 ms late); how often barge-in fires
   5. barge-in: a user interruption mixed over the echo; user speech onset -> speech stopped; and
      what the user said over the answer, as recognised (word error rate, whole request right)
+  6. a finished-sounding first part, then the user going on as its answer starts (pauses of 400,
+     550 and 700 ms; our own requests): how many of the second parts' words the answered request
+     holds, said over the first seconds of the answer, while WebRTC AEC3 is still learning the room
 
 Run: .venv/bin/python bench/voice_latency.py [--runs 5] [--replies 10] [--silence-ms 1200]
 """
@@ -53,6 +56,16 @@ PAUSED = [
     ("Set a timer for", "ten minutes"), ("Read the text in this photo and", "translate it"),
 ]
 RATES = [140, 160, 175, 190, 210]
+#: (a request that sounds finished, the rest the user goes on to say): the turn ends by meaning, so
+#: the answer starts about as the user goes on (6.)
+RESUMED = [
+    ("Play some music", "by the Beatles"), ("Show me pictures of dogs", "playing in the snow"),
+    ("Translate good morning", "into Spanish"), ("Describe this photo", "in one sentence"),
+    ("How far away is the moon", "in kilometers"), ("Call my sister", "on her mobile phone"),
+    ("Make a picture of a house", "with a red roof"), ("Read me the news", "from this morning"),
+    ("What is the weather tomorrow", "in Berlin"), ("Summarize this recording", "in three bullet points"),
+    ("Write a short poem", "about the ocean"), ("Remind me to buy milk", "after work"),
+]
 #: what the user says over the answer in 5.: a barge-in, then a request that must be heard whole
 USER_STOP, USER_REQUEST = "Stop, that is enough, thank you.", "What time is it in Tokyo?"
 #: Paused and complete requests written blind (never tuned on): the held-out figures come first.
@@ -247,7 +260,7 @@ class RecordingAssistant:
         return None
 
 
-def bench_requests_cut(asr, synth, silence_ms, pairs, label):
+def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.5):
     """The whole conversation loop (``jarvis listen``), the answer played with its echo in the
     microphone: a request is cut when the answered request reached the assistant before the user
     had said its second part. A turn ended at the pause stays open for the configured silence, so
@@ -263,7 +276,7 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label):
     from jarvis_desktop.voice.playback import Player
     from jarvis_desktop.voice.testing import FakeRealtimeMicrophone, FakeRealtimeSpeaker, LiveAudio, RoomEcho, spoken
 
-    print(f"\n2c. {label}: the same requests through the conversation loop, the answer echoed into the "
+    print(f"\n{label}: the requests through the conversation loop, the answer echoed into the "
           "microphone: was the request the assistant answered cut?")
     from asr_live import words
 
@@ -273,7 +286,7 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label):
         wpm = RATES[i % len(RATES)]
         a, b = spoken(a_text, wpm=wpm), spoken(b_text, wpm=wpm)
         room = LiveAudio(noise_level=0.002)
-        parts = [np.zeros(int(0.4 * SR), np.float32), a, np.zeros(int(0.5 * SR), np.float32), b,
+        parts = [np.zeros(int(0.4 * SR), np.float32), a, np.zeros(int(pause_s * SR), np.float32), b,
                  np.zeros(int(2.5 * SR), np.float32)]
         b_at = sum(len(x) for x in parts[:3])
         for x in parts:
@@ -494,7 +507,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--replies", type=int, default=10)
     ap.add_argument("--silence-ms", type=int, default=1200, help="the fixed silence: the upper bound of a turn")
-    ap.add_argument("--only", default="12345", help="which figures to run, e.g. 13")
+    ap.add_argument("--only", default="123456", help="which figures to run, e.g. 13")
     ap.add_argument("--pause-ms", type=int, default=None, help="override the pause that starts speculative recognition")
     ap.add_argument("--echo-delay-ms", type=int, default=30,
                     help="speaker-to-microphone delay for 4/5: 30 laptop speakers, about 200 a Bluetooth speaker")
@@ -520,14 +533,18 @@ def main() -> int:
         bench_cutoffs(asr, detector, synth, args.silence_ms, [(p["before"], p["after"]) for p in blind["paused"]],
                       "HELD-OUT set (voice_turns_blind.json)")
         bench_requests_cut(asr, synth, args.silence_ms, [(p["before"], p["after"]) for p in blind["paused"]],
-                           "HELD-OUT set")
+                           "2c. HELD-OUT set")
         bench_complete_turns(asr, detector, synth, args.silence_ms, blind["complete"], "HELD-OUT set")
         bench_cutoffs(asr, detector, synth, args.silence_ms, PAUSED, "our own set (thresholds were chosen on it)")
-        bench_requests_cut(asr, synth, args.silence_ms, PAUSED, "our own set")
+        bench_requests_cut(asr, synth, args.silence_ms, PAUSED, "2c. our own set")
     if "3" in args.only:
         bench_gaps(synth, args.runs)
     if "4" in args.only or "5" in args.only:
         bench_echo(synth, args.replies, args.runs, args.echo_delay_ms, asr)
+    if "6" in args.only:
+        print("\n6. the user goes on as the answer to a finished-sounding first part starts (our own requests)")
+        for pause_ms in (400, 550, 700):
+            bench_requests_cut(asr, synth, args.silence_ms, RESUMED, f"6. resumed after {pause_ms} ms", pause_ms / 1000)
     return 0
 
 

@@ -231,18 +231,20 @@ class EchoCanceller:
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
         if not (self.echo_path_heard() and self.far_active()):
             return x
-        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr, expected, loud) else clean
+        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr) else clean
 
     def _aec_learning(self) -> bool:
         """AEC3 is still in its first seconds of hearing the speaker, when it mutes the whole
         microphone while anything plays, a voice included."""
         return self._aec is not None and self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE
 
-    def _voice_over_echo(self, raw_e: float, corr: float, expected: float, loud: bool) -> bool:
-        """Whether this block holds a voice besides the echo: double talk, or a block that does not
-        sound like the speaker and stands above both the room's noise and the echo expected."""
-        return loud or (corr < CLEAR_ECHO_CORR and raw_e > self.dtd_noise_margin * self.noise_floor()
-                        and (self.echo_gain() is None or raw_e > 2.0 * expected))
+    def _voice_over_echo(self, raw_e: float, corr: float) -> bool:
+        """Whether the microphone holds a voice besides the echo: double talk (the test that stops
+        the answer), or, before the echo's loudness is known, a block above the room's noise that
+        does not sound like the speaker. (Single blocks over the echo passed on as well kept more
+        of the user's words, but the echo's loud syllables then twice became a request.)"""
+        return self.user_over_echo() or (self.echo_gain() is None and corr < CLEAR_ECHO_CORR
+                                         and raw_e > self.dtd_noise_margin * self.noise_floor())
 
     def echo_gain(self) -> float | None:
         """The speaker's loudness at the microphone (echo energy / far-end energy): the median of
