@@ -26,6 +26,11 @@ class MediaError(ValueError):
     """A file that cannot be used, with a message fit to show the user."""
 
 
+def is_workbook(path: str | Path) -> bool:
+    """An Excel workbook: text to every step, read through sheets.py rather than as UTF-8."""
+    return Path(str(path)).suffix.lower() in SHEET_EXTS
+
+
 def kind_of(path: str | Path) -> str | None:
     """The media kind a file name suggests: image, audio, video, text, or None."""
     ext = Path(str(path)).suffix.lower()
@@ -73,7 +78,7 @@ def check_attachment(path: str | Path) -> Attachment:
             f"{p.name}: {size / 1e6:.0f} MB is too large (limit {MAX_FILE_BYTES / 1e6:.0f} MB). "
             "Attach a smaller or shorter file."
         )
-    if p.suffix.lower() in SHEET_EXTS:
+    if is_workbook(p):
         from .sheets import check_workbook
 
         check_workbook(p)
@@ -137,7 +142,7 @@ def read_text_file(path: str | Path, limit: int = 200_000) -> str:
     """Read a text attachment (utf-8, tolerant), truncated to ``limit`` characters; a workbook
     as the CSV text of its sheets."""
     p = Path(path)
-    if p.suffix.lower() in SHEET_EXTS:
+    if is_workbook(p):
         from .sheets import read_sheets, sheets_to_csv
 
         return sheets_to_csv(read_sheets(p))[:limit]

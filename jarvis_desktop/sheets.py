@@ -38,11 +38,9 @@ def check_workbook(path: str | Path) -> None:
 def read_sheets(path: str | Path, max_cells: int = 200_000) -> list[Sheet]:
     """The workbook's sheets in order, each with its non-empty rows (trailing empty cells dropped);
     reading stops after ``max_cells`` cells, so a huge workbook cannot stall the request."""
+    from openpyxl import load_workbook
+
     p = Path(path)
-    try:
-        from openpyxl import load_workbook
-    except ImportError:
-        raise MediaError(f"{p.name}: reading Excel workbooks needs openpyxl; run `make setup` to install it.") from None
     try:
         wb = load_workbook(p, read_only=True, data_only=True)
     except FileNotFoundError:
@@ -83,10 +81,10 @@ def _cell_text(v) -> str:
         return ""
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
-    if isinstance(v, datetime.datetime) and v.time() == datetime.time(0):
-        return v.date().isoformat()
+    if isinstance(v, datetime.datetime):
+        return v.date().isoformat() if v.time() == datetime.time(0) else v.isoformat(sep=" ")
     if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat(sep=" ") if isinstance(v, datetime.datetime) else v.isoformat()
+        return v.isoformat()
     return str(v)
 
 

@@ -13,7 +13,7 @@ import io
 import logging
 from typing import Any, Callable
 
-from ..media import SHEET_EXTS, MediaError, load_image, read_text_file
+from ..media import MediaError, is_workbook, load_image, read_text_file
 from .base import ExpertError, RunContext, TaskOutput
 
 log = logging.getLogger(__name__)
@@ -298,7 +298,7 @@ def _table(args: dict[str, Any]) -> dict[str, list[str]]:
     import csv
 
     src = str(args.get("image") or args.get("text") or "")
-    if src.lower().endswith(tuple(SHEET_EXTS)):
+    if is_workbook(src):
         from ..sheets import read_sheets
 
         rows = next((s.rows for s in read_sheets(src) if s.rows), [])

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
-from ..media import SHEET_EXTS, Attachment, MediaError, check_attachment, kind_of, load_image, read_text_file
+from ..media import Attachment, MediaError, check_attachment, is_workbook, kind_of, load_image, read_text_file
 from .workers import run_job
 
 KIND_MARK = {"image": "IMG", "audio": "AUDIO", "video": "VIDEO", "text": "TEXT"}
@@ -36,7 +36,7 @@ def probe_attachment(path: str | Path) -> Attachment:
                              "WAV, FLAC, OGG and MP3 work.") from None
         if info.frames == 0:
             raise MediaError(f"{a.name}: the audio file has no samples.")
-    elif a.path.suffix.lower() in SHEET_EXTS:
+    elif is_workbook(a.path):
         read_text_file(a.path)  # a workbook is a zip archive, not text: it is checked by reading it
     elif a.kind == "text":
         try:

@@ -35,6 +35,8 @@ CLEAR_ECHO_CORR = 0.6
 #: How long AEC3 hears the speaker before it cancels rather than mutes: its initial state lasts
 #: 2.5 s of strong far-end signal (EchoCanceller3Config.filter.initial_state_seconds)
 AEC3_LEARNING_S = 2.5
+#: A far-end block with more energy than this is the speaker playing, not silence
+FAR_PLAYING = 1e-6
 
 
 def aec_available() -> bool:
@@ -201,7 +203,7 @@ class EchoCanceller:
         self._far_hist.append(far)
         self._far_energy.append(far_e)
         clean = self._aec.process(x, far) if self._aec is not None else x
-        if far_e > 1e-6:
+        if far_e > FAR_PLAYING:
             self._far_heard += len(x)
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
         corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
@@ -210,7 +212,7 @@ class EchoCanceller:
         self._raw_hist.append(raw_e)
         gain = self.echo_gain()
         expected = (gain or 0.0) * far_win  # the echo energy the speaker explains
-        loud = (gain is not None and far_win > 1e-6
+        loud = (gain is not None and far_win > FAR_PLAYING
                 and (raw_e > self.dtd_margin * expected
                      or raw_e > self.dtd_uncorrelated_margin * expected and corr < CLEAR_ECHO_CORR)
                 and raw_e > self.dtd_noise_margin * self.noise_floor())
@@ -231,19 +233,19 @@ class EchoCanceller:
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
         if not (self.echo_path_heard() and self.far_active()):
             return x
-        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr) else clean
+        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr, gain) else clean
 
     def _aec_learning(self) -> bool:
         """AEC3 is still in its first seconds of hearing the speaker, when it mutes the whole
         microphone while anything plays, a voice included."""
         return self._aec is not None and self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE
 
-    def _voice_over_echo(self, raw_e: float, corr: float) -> bool:
+    def _voice_over_echo(self, raw_e: float, corr: float, gain: float | None) -> bool:
         """Whether the microphone holds a voice besides the echo: double talk (the test that stops
         the answer), or, before the echo's loudness is known, a block above the room's noise that
         does not sound like the speaker. (Single blocks over the echo passed on as well kept more
         of the user's words, but the echo's loud syllables then twice became a request.)"""
-        return self.user_over_echo() or (self.echo_gain() is None and corr < CLEAR_ECHO_CORR
+        return self.user_over_echo() or (gain is None and corr < CLEAR_ECHO_CORR
                                          and raw_e > self.dtd_noise_margin * self.noise_floor())
 
     def echo_gain(self) -> float | None:
@@ -325,7 +327,7 @@ class EchoCanceller:
 
     def far_active(self) -> bool:
         """Whether the speaker played something recently enough for its echo to be heard now."""
-        return any(e > 1e-6 for e in list(self._far_energy)[-(self._delay_blocks() + (self._stats.maxlen or 6)):])
+        return any(e > FAR_PLAYING for e in list(self._far_energy)[-(self._delay_blocks() + (self._stats.maxlen or 6)):])
 
     def noise_floor(self) -> float:
         """The room's energy when nobody speaks: the quietest tenth of the last ~5 s of blocks."""
