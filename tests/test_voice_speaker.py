@@ -4,6 +4,7 @@ device; the fake real-time speaker stands in for a paced sound card, which this 
 
 from __future__ import annotations
 
+import difflib
 import re
 import threading
 
@@ -150,8 +151,17 @@ def test_speaking_starts_before_the_answer_is_complete(device, synth):
     assert len(streams) == 1
     sentences = _runs(streams[0], 22050)
     assert len(sentences) >= 3  # pieces of one sentence may run into each other
-    heard = [Transcriber().transcribe(_resampled(c, 22050)).text for c in sentences]
-    assert [w for h in heard for w in words(h)] == words(answer)
+    heard = [w for c in sentences for w in words(Transcriber().transcribe(_resampled(c, 22050)).text)]
+    # piper samples its voice's noise afresh each time, so Whisper tiny may mishear a word ("both
+    # look healthy" once came back "both were healthy"); a lost, repeated or reordered sentence
+    # (three words or more) still fails
+    assert _words_in_order(heard, words(answer)) >= len(words(answer)) - 2, heard
+    assert abs(len(heard) - len(words(answer))) <= 2, heard
+
+
+def _words_in_order(heard: list[str], said: list[str]) -> int:
+    """How many of ``said`` were heard, in the order they were said."""
+    return sum(b.size for b in difflib.SequenceMatcher(None, heard, said, autojunk=False).get_matching_blocks())
 
 
 def _runs(x, rate, gap_s=0.3):
