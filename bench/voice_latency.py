@@ -70,6 +70,9 @@ RESUMED = [
 USER_STOP, USER_REQUEST = "Stop, that is enough, thank you.", "What time is it in Tokyo?"
 #: Paused and complete requests written blind (never tuned on): the held-out figures come first.
 BLIND_TURNS = Path(__file__).resolve().parent / "data" / "voice_turns_blind.json"
+#: The request answered first in a warm run (``--warm``), and how long the user then waits: the
+#: answer (REPLY, about 7 s) plays out, and the echo canceller learns the speaker from it.
+WARM_REQUEST, WARM_ANSWER_S = "What time is it?", 9.0
 REPLY = ("The image shows a grey cat asleep on a sofa. It was described by the captioning model. "
          "The answer was read aloud by the piper voice.")
 
@@ -260,11 +263,13 @@ class RecordingAssistant:
         return None
 
 
-def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.5):
+def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.5, warm: bool = False):
     """The whole conversation loop (``jarvis listen``), the answer played with its echo in the
     microphone: a request is cut when the answered request reached the assistant before the user
     had said its second part. A turn ended at the pause stays open for the configured silence, so
-    this can be lower than the rate of turns ended at the pause (2.)."""
+    this can be lower than the rate of turns ended at the pause (2.). ``warm``: an earlier request
+    was answered first, so the echo canceller has already heard the speaker (a later turn of a
+    conversation, not its first)."""
     import io
     import tempfile
 
@@ -286,9 +291,11 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.
         wpm = RATES[i % len(RATES)]
         a, b = spoken(a_text, wpm=wpm), spoken(b_text, wpm=wpm)
         room = LiveAudio(noise_level=0.002)
-        parts = [np.zeros(int(0.4 * SR), np.float32), a, np.zeros(int(pause_s * SR), np.float32), b,
+        earlier = [spoken(WARM_REQUEST, wpm=wpm), np.zeros(int(WARM_ANSWER_S * SR), np.float32)] if warm else []
+        parts = [np.zeros(int(0.4 * SR), np.float32), *earlier, a, np.zeros(int(pause_s * SR), np.float32), b,
                  np.zeros(int(2.5 * SR), np.float32)]
-        b_at = sum(len(x) for x in parts[:3])
+        a_at = sum(len(x) for x in parts[:1 + len(earlier)])
+        b_at = a_at + len(a) + int(pause_s * SR)
         for x in parts:
             room.say(x)
         # no reference track here: listen_loop gives the player its own and cancels it (AEC3)
@@ -317,6 +324,8 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.
             stop.set()
             loop.join(30)
         b_time = room.time_of(b_at)
+        a_time = room.time_of(a_at) or 0.0
+        assistant.requests = [r for r in assistant.requests if r[0] >= a_time]  # not the earlier request
         answered = [t for t, _text, ok in assistant.requests if ok]
         was_cut = b_time is None or not any(t >= b_time for t in answered)  # no answer had the second part
         cut += was_cut
@@ -511,6 +520,8 @@ def main() -> int:
     ap.add_argument("--pause-ms", type=int, default=None, help="override the pause that starts speculative recognition")
     ap.add_argument("--echo-delay-ms", type=int, default=30,
                     help="speaker-to-microphone delay for 4/5: 30 laptop speakers, about 200 a Bluetooth speaker")
+    ap.add_argument("--warm", action="store_true",
+                    help="6.: answer an earlier request first, so the echo canceller has heard the speaker")
     args = ap.parse_args()
     from jarvis_desktop.voice.conversation import PAUSE_MS as pause_ms
 
@@ -544,7 +555,8 @@ def main() -> int:
     if "6" in args.only:
         print("\n6. the user goes on as the answer to a finished-sounding first part starts (our own requests)")
         for pause_ms in (400, 550, 700):
-            bench_requests_cut(asr, synth, args.silence_ms, RESUMED, f"6. resumed after {pause_ms} ms", pause_ms / 1000)
+            bench_requests_cut(asr, synth, args.silence_ms, RESUMED, f"6. resumed after {pause_ms} ms{', warm canceller' if args.warm else ''}", pause_ms / 1000,
+                               warm=args.warm)
     return 0
 
 

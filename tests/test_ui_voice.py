@@ -278,6 +278,22 @@ def test_hands_free_on_open_speakers_does_not_interrupt_its_own_answer(qtbot, wi
     w.hands_free.setChecked(False)
     qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
     qtbot.waitUntil(lambda: not w.busy, timeout=120_000)
+    # switched on again in the same room: the canceller goes on from what it learned of it
+    from jarvis_desktop.voice.listener import VoiceInput
+
+    learned = w.voice._echo
+    assert learned is not None and learned.echo_delay() is not None
+    inputs = []
+    start = VoiceInput.start
+    VoiceInput.start = lambda self: (inputs.append(self), start(self))[1]
+    try:
+        w.hands_free.setChecked(True)
+        qtbot.waitUntil(lambda: bool(inputs), timeout=30_000)
+    finally:
+        VoiceInput.start = start
+    assert inputs[0].echo is learned and learned.echo_delay() is not None
+    w.hands_free.setChecked(False)
+    qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
 
 
 def test_hands_free_going_on_after_a_pause_sends_the_whole_request(qtbot, window, caplog):

@@ -524,3 +524,29 @@ def test_a_user_going_on_as_the_first_answer_starts_is_heard_not_muted_with_the_
     after = user_at + len(user) + SR // 4  # the answer goes on alone: its echo is still cancelled
     tail = slice(after, min(after + SR, start + len(reply)))
     assert np.mean(np.square(out[tail])) < 0.1 * np.mean(np.square(mic[tail]))
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_a_canceller_resumed_in_the_same_room_keeps_what_it_learned_and_drops_the_old_stream():
+    """Hands-free switched off and on again: started afresh, AEC3 would mute the start of the next
+    answer while it learns the room again, the user's words over it included. Resumed, it keeps the
+    room (its filter, the echo's delay and loudness) and forgets only what the old stream heard."""
+    rng = np.random.default_rng(7)
+    reply = spoken("Here is the weather for today. It will be sunny and warm, with a light breeze in the afternoon.")
+    far = np.concatenate([np.zeros(SR // 2, np.float32), reply, np.zeros(SR // 2, np.float32)])
+    n = len(far)
+    mic = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    reference = ReferenceTrack(keep_s=30)
+    reference.write(far, SR, t=1000.0)
+    gate = EchoCanceller(reference)
+    for i in range(0, n - BLOCK + 1, BLOCK):
+        gate.process(mic[i:i + BLOCK], 1000.0 + i / SR)
+    learned = (gate.echo_delay(), gate.echo_gain())
+    assert not gate._aec_learning() and None not in learned  # the answer was long enough to learn from
+    gate.resume()
+    assert not gate._aec_learning() and (gate.echo_delay(), gate.echo_gain()) == learned
+    assert not gate.far_active()  # the old stream's answer is not playing in the new one
+    louder_room = rng.normal(0, 0.02, BLOCK * 4).astype(np.float32)  # a fan was switched on meanwhile
+    for i in range(4):
+        gate.process(louder_room[i * BLOCK:(i + 1) * BLOCK], 2000.0 + i * BLOCK / SR)
+    assert gate.noise_floor() > 1e-4  # the new stream's noise, not the quiet of the old one

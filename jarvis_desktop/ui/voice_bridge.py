@@ -85,6 +85,7 @@ class VoiceBridge(QObject):
         self._speaker: Any = None
         self._speaker_lock = threading.Lock()
         self._reference: Any = None  # echo.ReferenceTrack, shared by the speaker and hands-free
+        self._echo: Any = None  # echo.EchoCanceller: what it learned of the room outlives a hands-free session
         self._player: Any = None
         self._playing_path = ""
         self._closed = False
@@ -179,7 +180,6 @@ class VoiceBridge(QObject):
         (silence_ms is only the upper bound)."""
         from ..voice.continuation import TurnContinuation
         from ..voice.conversation import PAUSE_MS
-        from ..voice.echo import EchoCanceller
         from ..voice.errors import AudioDeviceError
         from ..voice.listener import Recognizer, VoiceInput
         from ..voice.turn import TurnDetector, TurnTaker
@@ -207,7 +207,7 @@ class VoiceBridge(QObject):
             mic, mode="hands-free", endpointer=endpointer, on_speech_start=barge_in, on_pause=taker.on_pause,
             on_utterance=lambda u: self._recognized(recognizer, u, continuation), on_error=lambda _m: None,
             on_notice=lambda m: self.voice_error.emit(m[:1].upper() + m[1:]),
-            echo=EchoCanceller(self.echo_reference()),
+            echo=self.echo_canceller(),
         )
         vin.start()
         try:
@@ -222,6 +222,18 @@ class VoiceBridge(QObject):
             recognizer.close()
         if vin.error:
             raise AudioDeviceError(vin.error)
+
+    def echo_canceller(self) -> Any:
+        """The hands-free microphone's echo canceller: one per pair of sound devices, so switching
+        hands-free off and on again does not start its learning over (it mutes the start of the
+        next answer while it learns, a user talking over it included)."""
+        from ..voice.echo import EchoCanceller
+
+        if self._echo is None or self._echo.reference is not self.echo_reference():
+            self._echo = EchoCanceller(self.echo_reference())
+        else:
+            self._echo.resume()
+        return self._echo
 
     def echo_reference(self) -> Any:
         """What the speaker plays, for the echo canceller (one track for the bridge's lifetime)."""
@@ -385,6 +397,7 @@ class VoiceBridge(QObject):
         """New settings: the next answer is spoken (and the next recording heard) with them."""
         self.settings = settings
         self._transcriber = None
+        self._echo = None  # the devices may have changed: the room is learned again
         if self._player is not None:
             self._player.close()
         self._player = None
