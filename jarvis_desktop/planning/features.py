@@ -34,6 +34,11 @@ _SPELLING = [(re.compile(r"(?<=\w\w)is(e|ed|es|ing|ation|ations|er)$"), r"iz\1")
 _KEEP = frozenset("raise praise promise surprise noise exercise advise advertise wise otherwise rise arise expertise precise concise paradise enterprise premise franchise devise compromise disguise chemise treatise hour your our four pour tour flour sour".split())
 
 
+#: Word families by their first letters: a word the training texts never used still shares the
+#: weight its relatives earned ("summarising" with "summary", "translator" with "translate")
+STEM_LEN, STEM_MIN = 6, 7
+
+
 def spelling(word: str) -> str:
     """One spelling per word: 'summarise' -> 'summarize', 'colour' -> 'color'."""
     if word in _KEEP or len(word) < 6:
@@ -98,6 +103,8 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
             seq.append(lemma)
             feats.append("w:" + spelling(tok.lower))
             feats.append("l:" + lemma)
+            if len(lemma) >= STEM_MIN and lemma.isalpha():
+                feats.append("s:" + lemma[:STEM_LEN])  # one family of words: summary, summarize, summing
         feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
         if ci == 0:
             feats.append("P:first")

@@ -105,6 +105,7 @@ class LearnedDetector(Detector):
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found = _without_rivals(found, P, m.labels)
         found += self._unread_files(found, P, views, seg, reading, attachments)
+        found = _compared_files_read(found, P, m.labels)
         found += _spoken_readings(found, views, m, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
@@ -208,6 +209,25 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
         stronger = max(rivals, default=0.0)
         if P[i, j] < RIVAL_SHARE * stronger:
             continue
+        out.append((i, j, label))
+    return out
+
+
+def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
+    """A comparison asks its question of the texts it compares: a file's reader in the same
+    clause reads it (the text in the image), it does not answer that question from it ("do these
+    two scanned letters say the same thing": the letters' text, compared)."""
+    compared = {i for i, _, label in found if label == "sentence-similarity"}
+    out = []
+    for i, j, label in found:
+        if i in compared and label in _ANSWERING:
+            kind = _media_input(label)
+            readers = [k for k, other in enumerate(labels)
+                       if _media_input(other) == kind and other not in _ANSWERING and TASK_TYPES.get(other)
+                       and TASK_TYPES[other].output == "text"]
+            if readers:
+                k = max(readers, key=lambda k: P[i, k])
+                i, j, label = i, k, labels[k]
         out.append((i, j, label))
     return out
 
