@@ -259,3 +259,20 @@ def test_a_table_file_with_a_question_is_tabular_classification(planner, tmp_pat
     check = planner.plan("Will the applicants in this spreadsheet repay? Predict it from the table", files)
     assert tasks_of(check) == ["tabular-classification"]
     assert check.plan.tasks[0].args["image"] == str(files[0].path)
+
+
+def test_a_word_shares_its_familys_features_so_an_unseen_form_still_reads():
+    """'summarising', 'summarization' and 'summarizes' meet in one word-family feature: a form no
+    training text used is read by what its relatives taught the model."""
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.features import clause_views
+    from jarvis_desktop.planning.segment import segment
+
+    def families(text: str) -> set[str]:
+        reading = read_request(text)
+        seg = segment(reading.text, [], True)
+        return {f for v in clause_views(reading, seg, []) for f in v.features if f.startswith("s:")}
+
+    assert families("summarising the meeting") == families("a summarization of the meetings") == {"s:summar", "s:meetin"}
+    assert "s:summar" in shipped_model().vocab  # the shipped weights know the family
+    assert families("cut it out") == set()  # short words are their own family
