@@ -342,7 +342,7 @@ def bench_requests_cut(asr, synth, silence_ms, pairs, label, pause_s: float = 0.
         print(f"   {'CUT ' if was_cut else 'ok  '} {wpm} wpm  {a_text} ... {b_text}   [{said}]")
     print(f"   {label}: requests cut {cut}/{len(pairs)} (goal 0); the first part was sent on its own, its answer "
           f"then stopped for the whole request: {began}/{len(pairs)}; more requests after the whole one (the "
-          f"answer's echo heard as a request): {extra}; the second parts' words recognised in the request answered: "
+          f"answer's echo, or the rest of the user's words, heard as a request of its own): {extra}; the second parts' words recognised in the request answered: "
           f"{b_heard}/{b_words}, none of them in {lost} of the requests not cut  load {os.getloadavg()[0]:.1f}")
     return cut, len(pairs)
 
@@ -555,8 +555,8 @@ def main() -> int:
     if "6" in args.only:
         print("\n6. the user goes on as the answer to a finished-sounding first part starts (our own requests)")
         for pause_ms in (400, 550, 700):
-            bench_requests_cut(asr, synth, args.silence_ms, RESUMED, f"6. resumed after {pause_ms} ms{', warm canceller' if args.warm else ''}", pause_ms / 1000,
-                               warm=args.warm)
+            label = f"6. resumed after {pause_ms} ms" + (", warm canceller" if args.warm else "")
+            bench_requests_cut(asr, synth, args.silence_ms, RESUMED, label, pause_ms / 1000, warm=args.warm)
     return 0
 
 

@@ -104,7 +104,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
             feats.append("w:" + spelling(tok.lower))
             feats.append("l:" + lemma)
             if len(lemma) >= STEM_MIN and lemma.isalpha():
-                feats.append("s:" + lemma[:STEM_LEN])  # one family of words: summary, summarize, summing
+                feats.append("s:" + lemma[:STEM_LEN])  # one family of words: summary, summarize, summarising
         feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
         if ci == 0:
             feats.append("P:first")

@@ -227,7 +227,7 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
                        and TASK_TYPES[other].output == "text"]
             if readers:
                 k = max(readers, key=lambda k: P[i, k])
-                i, j, label = i, k, labels[k]
+                j, label = k, labels[k]
         out.append((i, j, label))
     return out
 

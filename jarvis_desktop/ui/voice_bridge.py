@@ -224,9 +224,9 @@ class VoiceBridge(QObject):
             raise AudioDeviceError(vin.error)
 
     def echo_canceller(self) -> Any:
-        """The hands-free microphone's echo canceller: one per pair of sound devices, so switching
-        hands-free off and on again does not start its learning over (it mutes the start of the
-        next answer while it learns, a user talking over it included)."""
+        """The hands-free microphone's echo canceller, kept until the settings (perhaps the sound
+        devices) change: switching hands-free off and on again does not start its learning over
+        (it mutes the start of the next answer while it learns, a user talking over it included)."""
         from ..voice.echo import EchoCanceller
 
         if self._echo is None or self._echo.reference is not self.echo_reference():

@@ -240,7 +240,7 @@ class EchoCanceller:
         was learned about the room is kept: AEC3's filter, the echo's delay and loudness. Started
         afresh, AEC3 mutes the microphone for the first 2.5 s of the next answer, the user's words
         included (bench/voice_latency.py --only 6 --warm: second parts said over an answer's start,
-        78/108 words heard against 47/108). What the old stream heard is dropped."""
+        78/108 words heard against 50/108). What the old stream heard is dropped."""
         for history in (self._stats, self._raw_hist, self._far_hist, self._far_energy, self._path):
             history.clear()
         self._loud_run = 0
