@@ -26,28 +26,35 @@ class Sheet:
     rows: list[list[str]]
 
 
-def check_workbook(path: str | Path) -> None:
-    """A cheap check at attach time: an .xlsx file is a zip archive; anything else is not one
-    (a CSV or an old binary .xls renamed to .xlsx)."""
+def check_workbook(path: str | Path, open_it: bool = False) -> None:
+    """At attach time: an .xlsx file is a zip archive, and anything else is not one (a CSV or an
+    old binary .xls renamed to .xlsx). ``open_it``: also open it as a workbook (its parts, not its
+    cells: a damaged one is refused without reading every sheet, which the request does later)."""
     p = Path(path)
     if not zipfile.is_zipfile(p):
         raise MediaError(f"{p.name}: not an Excel workbook (the file is not an .xlsx archive). "
                          "Save it again from your spreadsheet app, or export it as CSV.")
+    if open_it:
+        _open(p).close()
 
 
-def read_sheets(path: str | Path, max_cells: int = 200_000) -> list[Sheet]:
-    """The workbook's sheets in order, each with its non-empty rows (trailing empty cells dropped);
-    reading stops after ``max_cells`` cells, so a huge workbook cannot stall the request."""
+def _open(p: Path):
+    """The workbook opened read-only (values as last calculated), or a MediaError saying what to do."""
     from openpyxl import load_workbook
 
-    p = Path(path)
     try:
-        wb = load_workbook(p, read_only=True, data_only=True)
+        return load_workbook(p, read_only=True, data_only=True)
     except FileNotFoundError:
         raise MediaError(f"{p.name}: file not found ({p}).") from None
     except Exception as e:  # openpyxl raises zip, XML and key errors for a damaged file
         raise MediaError(f"{p.name}: not a readable Excel workbook ({type(e).__name__}). "
                          "Save it again from your spreadsheet app, or export it as CSV.") from None
+
+
+def read_sheets(path: str | Path, max_cells: int = 200_000) -> list[Sheet]:
+    """The workbook's sheets in order, each with its non-empty rows (trailing empty cells dropped);
+    reading stops after ``max_cells`` cells, so a huge workbook cannot stall the request."""
+    wb = _open(Path(path))
     sheets: list[Sheet] = []
     left = max_cells
     try:

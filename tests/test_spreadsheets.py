@@ -12,6 +12,7 @@ import pytest
 from openpyxl import Workbook
 
 from jarvis_desktop.media import MediaError, check_attachment, read_text_file
+from jarvis_desktop.sheets import check_workbook
 from jarvis_desktop.pipeline.executor import resolve_args
 from jarvis_desktop.pipeline.plan import Task
 from jarvis_desktop.planning.offline import OfflinePlanner
@@ -65,6 +66,8 @@ def test_a_renamed_or_damaged_workbook_is_refused_with_what_to_do(tmp_path):
     att = check_attachment(damaged)
     with pytest.raises(MediaError, match=r"damaged\.xlsx: not a readable Excel workbook"):
         read_text_file(att.path)
+    with pytest.raises(MediaError, match=r"damaged\.xlsx: not a readable Excel workbook"):
+        check_workbook(att.path, open_it=True)  # the window's check opens it without reading its cells
 
 
 @pytest.mark.parametrize("request_text, task", [

@@ -150,8 +150,7 @@ class LearnedDetector(Detector):
             if not named or any(t.lemma == "ignore" for i in named for t in toks[i]):
                 continue  # the request does not talk about it, or says to leave it ("ignore the photo")
             asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & _QUESTION_WORDS for i in named)
-            cands = [j for j, label in enumerate(m.labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
-                     and (asked or label not in _ANSWERING)]  # a question answered from the file needs a question
+            cands = _file_steps(m.labels, kind, answering=asked)  # a question answered from the file needs a question
             j = max(cands, key=lambda j: P[named, j].max())
             if kind == "audio" and "audio-classification" in m.labels and any(
                     SOUND_LABEL_RE.search(views[i].span.text) for i in named):
@@ -213,6 +212,13 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     return out
 
 
+def _file_steps(labels: list[str], kind: str | None, answering: bool) -> list[int]:
+    """The labels of steps that work on a file of ``kind`` (not a control map: that needs the words
+    naming one); ``answering``: also those that answer a question about it."""
+    return [j for j, label in enumerate(labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
+            and (answering or label not in _ANSWERING)]
+
+
 def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
     """A comparison asks its question of the texts it compares: a file's reader in the same
     clause reads it (the text in the image), it does not answer that question from it ("do these
@@ -221,10 +227,8 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
     out = []
     for i, j, label in found:
         if i in compared and label in _ANSWERING:
-            kind = _media_input(label)
-            readers = [k for k, other in enumerate(labels)
-                       if _media_input(other) == kind and other not in _ANSWERING and TASK_TYPES.get(other)
-                       and TASK_TYPES[other].output == "text"]
+            readers = [k for k in _file_steps(labels, _media_input(label), answering=False)
+                       if labels[k] in TASK_TYPES and TASK_TYPES[labels[k]].output == "text"]
             if readers:
                 k = max(readers, key=lambda k: P[i, k])
                 j, label = k, labels[k]

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
-from ..media import Attachment, MediaError, check_attachment, is_workbook, kind_of, load_image, read_text_file
+from ..media import Attachment, MediaError, check_attachment, is_workbook, kind_of, load_image
 from .workers import run_job
 
 KIND_MARK = {"image": "IMG", "audio": "AUDIO", "video": "VIDEO", "text": "TEXT"}
@@ -37,7 +37,9 @@ def probe_attachment(path: str | Path) -> Attachment:
         if info.frames == 0:
             raise MediaError(f"{a.name}: the audio file has no samples.")
     elif is_workbook(a.path):
-        read_text_file(a.path)  # a workbook is a zip archive, not text: it is checked by reading it
+        from ..sheets import check_workbook
+
+        check_workbook(a.path, open_it=True)  # a zip archive, not text: opened as a workbook instead
     elif a.kind == "text":
         try:
             with open(a.path, "rb") as f:

@@ -229,7 +229,7 @@ class VoiceBridge(QObject):
         (it mutes the start of the next answer while it learns, a user talking over it included)."""
         from ..voice.echo import EchoCanceller
 
-        if self._echo is None or self._echo.reference is not self.echo_reference():
+        if self._echo is None:
             self._echo = EchoCanceller(self.echo_reference())
         else:
             self._echo.resume()
