@@ -218,6 +218,49 @@ def test_each_result_of_a_step_made_per_file_goes_on_to_its_own_next_step(planne
     assert all(t.args["target_language"] == "German" for t in translations)
 
 
+def test_each_table_file_is_classified_once(planner, tmp_path):
+    files = attach(tmp_path, "store_north.csv", "store_south.csv")
+    check = planner.plan("which of these shops will hit target? run the prediction on each sheet", files)
+    assert tasks_of(check) == ["tabular-classification"] * 2
+    assert {t.args["image"] for t in check.plan.tasks} == {str(f.path) for f in files}
+
+
+def test_once_each_said_in_a_clause_of_its_own(planner, tmp_path):
+    """ "both" after the step, in words the parser sets apart, still asks for it once per file."""
+    files = attach(tmp_path, "left_mic.wav", "right_mic.wav")
+    check = planner.plan("clean up the hiss. both tracks", files)
+    assert tasks_of(check) == ["audio-to-audio"] * 2
+    assert {t.args["audio"] for t in check.plan.tasks} == {str(f.path) for f in files}
+
+
+@pytest.mark.parametrize("text, languages", [
+    ("translate 'see you at the station' to Dutch, Polish and Greek", ["Dutch", "Polish", "Greek"]),
+    ('I need "Mind the gap" in Portuguese for the Lisbon sign and in Japanese for the Osaka one', ["Portuguese", "Japanese"]),
+])
+def test_a_translation_into_several_languages_is_one_step_per_language(planner, text, languages):
+    check = planner.plan(text)
+    assert tasks_of(check) == ["translation"] * len(languages)
+    assert [t.args["target_language"] for t in check.plan.tasks] == languages
+    assert len({t.args["text"] for t in check.plan.tasks}) == 1
+
+
+def test_a_translation_from_one_language_into_another_is_one_step(planner):
+    check = planner.plan("put 'buenos dias a todos' from Spanish into English")
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["target_language"] == "English"
+
+
+def test_each_quoted_text_gets_its_own_step(planner):
+    check = planner.plan('is each of these upbeat or gloomy? "Rain again, of course." and "Best concert of my life!"')
+    assert tasks_of(check) == ["text-classification"] * 2
+    assert [t.args["text"] for t in check.plan.tasks] == ["Rain again, of course.", "Best concert of my life!"]
+
+
+def test_two_quoted_texts_compared_stay_one_comparison(planner):
+    check = planner.plan("do 'the meeting moved to noon' and 'we meet at twelve now' both mean the same?")
+    assert tasks_of(check) == ["sentence-similarity"]
+
+
 def test_each_file_the_request_talks_about_gets_a_step(planner, tmp_path):
     files = attach(tmp_path, "garden.jpg", "song.wav")
     check = planner.plan("what kind of flower is in this photo, and the recording, what kind of bird is that", files)

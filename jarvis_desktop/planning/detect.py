@@ -84,6 +84,10 @@ class Knowledge:
     backref_re: re.Pattern[str]
     parallel_re: re.Pattern[str]
     language_re: re.Pattern[str]
+    #: the languages asked for as a list ("into French, Spanish and Italian"), group 0 holds them all
+    language_list_re: re.Pattern[str]
+    #: a language's name alone
+    language_name_re: re.Pattern[str]
 
     @classmethod
     def load(cls, path: Path = RESOURCE_FILE) -> Knowledge:
@@ -103,6 +107,9 @@ class Knowledge:
             words(raw["backref_words"]),
             words(raw["parallel_words"]),
             re.compile(r"\b(?:in|into|to)\s+(?:the\s+)?(" + langs + r")\b", re.I),
+            re.compile(r"\b(?:in|into|to)\s+(?:the\s+)?(?:" + langs + r")(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:(?:also|then)\s+)?"
+                       r"(?:(?:in|into|to)\s+)?(?:" + langs + r")\b)*", re.I),
+            re.compile(r"\b(?:" + langs + r")\b", re.I),
         )
 
 

@@ -71,6 +71,7 @@ class _State:
     notes: list[str] = field(default_factory=list)
     pending: list[Detection] = field(default_factory=list)
     fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
+    stepless: set[int] = field(default_factory=set)  # clauses where no step was found
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
         for n in reversed(self.nodes):
@@ -133,6 +134,7 @@ class OfflinePlanner:
         if not dets:
             return _empty("no task an expert can do was found in the request; it will be answered as chat", reading.notes)
         state = _State(reading, attachments, notes=list(reading.notes))
+        state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes:
             return _empty("the tasks asked for need files that were not given; attach them and ask again", state.notes)
@@ -230,26 +232,49 @@ class OfflinePlanner:
             if m:
                 args["target_language"] = m.group(1).capitalize()
         name, inputs = self._each_input(d, st, clause, args)
+        if d.task == "translation" and name is None and len(langs := self._target_languages(clause.text)) >= 2:
+            # "into French, Spanish and Italian", "in German for Berlin and in Italian for Rome": once each
+            st.fanned = [self._push(st, d.task, {**args, "target_language": lang}, d.start).id for lang in langs]
+            return "ok"
         if name is None:
             self._push(st, d.task, args, d.start)
             return "ok"
         st.fanned = [self._push(st, d.task, {**args, name: v}, d.start).id for v in inputs]
         return "ok"
 
+    def _target_languages(self, text: str) -> list[str]:
+        """The languages a clause asks a translation into, once each, in the order named."""
+        kb = self.kb
+        names = [n for m in kb.language_list_re.finditer(text) for n in kb.language_name_re.findall(m.group(0))]
+        return list(dict.fromkeys(n.capitalize() for n in names))
+
     def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
         """The argument and the inputs a step is asked for once each: "transcribe both", "caption
         each photo", "translate each transcript" (two or more files of its input kind, or the
         results of the step made once per file before it). (None, []) for a single step."""
-        if not EACH_RE.search(clause.text):
+        r = st.reading
+        ci = r.clause_at(d.start)
+        # the words may stand in a clause of their own that asks no step ("emotion? both clips")
+        scope = [clause.text] + [r.clauses[k].text for k in (ci + 1,) if k in st.stepless]
+        if not any(EACH_RE.search(t) for t in scope):
             return None, []
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
             inputs = _given_files(ARG_KINDS[files[0]], st)
+            if d.task == "tabular-classification":
+                inputs = [f for f in inputs if f.lower().endswith(TABLE_EXTS)] + _table_files(st)
             if len(inputs) >= 2 and args.get(files[0]) in inputs:
                 return files[0], inputs
             return None, []
         texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
+        if texts == ["text"] and spec.inputs == ("text",):  # one text read (not a pair compared, a question and its passage)
+            # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
+            read = next((q for q in r.quotes if q.text == args.get("text")), None)
+            sentence = r.sentence_of(read.start) if read else None
+            quoted = [q.text for q in r.quotes if sentence and sentence.start <= q.start < sentence.end]
+            if len(quoted) >= 2:
+                return "text", quoted
         group = [placeholder(i) for i in st.fanned]
         # a step that reads two texts (a comparison, a question with its context) reads the group once
         if not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
@@ -527,12 +552,14 @@ def _given_files(kind: str, st: _State) -> list[str]:
 
 def _table_file(st: _State) -> str | None:
     """A table file (CSV/TSV) named in the request or attached, for tabular-classification."""
-    for f in st.reading.files:
-        if f.text.lower().endswith(TABLE_EXTS):
-            v = _attachment_value(f.text, "text", st)
-            if v:
-                return v
-    return next((str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS), None)
+    return next(iter(_table_files(st)), None)
+
+
+def _table_files(st: _State) -> list[str]:
+    """The table files (CSV/TSV, workbooks) named in the request or attached, once each."""
+    named = [_attachment_value(f.text, "text", st) for f in st.reading.files if f.text.lower().endswith(TABLE_EXTS)]
+    attached = [str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS]
+    return list(dict.fromkeys([v for v in named if v] + attached))
 
 
 def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) -> str | None:
