@@ -256,6 +256,53 @@ def test_each_quoted_text_gets_its_own_step(planner):
     assert [t.args["text"] for t in check.plan.tasks] == ["Rain again, of course.", "Best concert of my life!"]
 
 
+@pytest.mark.parametrize("text, names, task", [
+    ("what species? heron_1.jpg heron_2.jpg", ["heron_1.jpg", "heron_2.jpg"], "image-classification"),
+    ("tone check on memo_a.txt and memo_b.txt", ["memo_a.txt", "memo_b.txt"], "text-classification"),
+    ("forecast whether stock_q3.csv and stock_q4.csv rows go up", ["stock_q3.csv", "stock_q4.csv"], "tabular-classification"),
+])
+def test_files_named_together_with_a_step_get_one_step_each(planner, tmp_path, text, names, task):
+    files = attach(tmp_path, *names)
+    check = planner.plan(text, files)
+    assert tasks_of(check) == [task] * len(names)
+    assert [next(iter(t.args.values())) for t in check.plan.tasks] == [str(f.path) for f in files]
+
+
+def test_each_photo_edited_in_its_own_words_keeps_its_own_instruction(planner, tmp_path):
+    files = attach(tmp_path, "porch.jpg", "garden.jpg")
+    check = planner.plan("Make porch.jpg look like a snowy evening, and give garden.jpg a pastel cartoon style.", files)
+    assert tasks_of(check) == ["image-to-image"] * 2
+    porch, garden = check.plan.tasks
+    assert porch.args["image"] == str(files[0].path) and "snowy" in porch.args["text"] and "pastel" not in porch.args["text"]
+    assert garden.args["image"] == str(files[1].path) and "pastel" in garden.args["text"] and "snowy" not in garden.args["text"]
+    assert not garden.args["text"].lower().startswith("and")
+
+
+def test_two_text_files_compared_are_both_read(planner, tmp_path):
+    files = attach(tmp_path, "slogan_a.txt", "slogan_b.txt")
+    check = planner.plan("compare slogan_a.txt and slogan_b.txt", files)
+    assert tasks_of(check) == ["sentence-similarity"]
+    assert {check.plan.tasks[0].args["text"], check.plan.tasks[0].args["text2"]} == {str(f.path) for f in files}
+
+
+@pytest.mark.parametrize("text, names, expected", [
+    ("caption this, you don't need to read it to me", ["beach.jpg"], ["image-to-text"]),
+    ("no need to translate it into German, just give me a short summary", ["minutes.txt"], ["summarization"]),
+    ("transcribe it please, but don't bother reading it back", ["voicemail.wav"], ["automatic-speech-recognition"]),
+])
+def test_a_step_the_user_declines_is_not_planned(planner, tmp_path, text, names, expected):
+    assert tasks_of(planner.plan(text, attach(tmp_path, *names))) == expected
+
+
+@pytest.mark.parametrize("text, names, expected", [
+    ("don't forget to read the caption out loud", ["beach.jpg"], ["image-to-text", "text-to-speech"]),
+    ("I don't know what breed this dog is, can you tell?", ["dog.jpg"], ["image-classification"]),
+    ("tidy up this paragraph so it doesn't read like a robot wrote it: 'Per our discussion the item is shipped.'", [], ["text2text-generation"]),
+])
+def test_a_negation_that_declines_nothing_keeps_the_step(planner, tmp_path, text, names, expected):
+    assert tasks_of(planner.plan(text, attach(tmp_path, *names))) == expected
+
+
 def test_two_quoted_texts_compared_stay_one_comparison(planner):
     check = planner.plan("do 'the meeting moved to noon' and 'we meet at twelve now' both mean the same?")
     assert tasks_of(check) == ["sentence-similarity"]

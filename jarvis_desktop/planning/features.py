@@ -56,6 +56,15 @@ def _inside(pos: int, spans: list[Span]) -> Span | None:
     return next((s for s in spans if s.start <= pos < s.end), None)
 
 
+def word_features(lower: str, lemma: str) -> list[str]:
+    """One word's own features: its form, its lemma and, for a long word, its family."""
+    lemma = spelling(lemma)
+    feats = ["w:" + spelling(lower), "l:" + lemma]
+    if len(lemma) >= STEM_MIN and lemma.isalpha():
+        feats.append("s:" + lemma[:STEM_LEN])  # one family of words: summary, summarize, summarising
+    return feats
+
+
 def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str],
                  attachment_exts: list[str] | None = None) -> list[ClauseView]:
     """One view per clause of the request, in order (with its mean word vector when shipped)."""
@@ -99,12 +108,8 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
                 continue
             if not any(ch.isalnum() for ch in tok.text):
                 continue
-            lemma = spelling(tok.lemma)
-            seq.append(lemma)
-            feats.append("w:" + spelling(tok.lower))
-            feats.append("l:" + lemma)
-            if len(lemma) >= STEM_MIN and lemma.isalpha():
-                feats.append("s:" + lemma[:STEM_LEN])  # one family of words: summary, summarize, summarising
+            seq.append(spelling(tok.lemma))
+            feats += word_features(tok.lower, tok.lemma)
         feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
         if ci == 0:
             feats.append("P:first")

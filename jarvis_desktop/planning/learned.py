@@ -20,7 +20,7 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, named_control_map
 from .extract import RequestReading
-from .features import clause_views
+from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .segment import load_nlp, segment
 from .stepmodel import StepModel
 
@@ -107,6 +107,7 @@ class LearnedDetector(Detector):
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _spoken_readings(found, views, m, seg)
+        found = _without_declined(found, views, m, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
@@ -264,6 +265,65 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             out.append((i, j, m.labels[j]))
             labels.add(j)
     return out
+
+
+#: Verbs that carry a declined step's verb ("you don't have to say it", "I don't need it read")
+_CARRIERS = {"do", "have", "need", "want", "bother", "be"}
+#: Words after which the rest of the clause is asked for again ("don't read it, just show me")
+_TURNS = {"just", "only", "but", "instead", "rather"}
+
+
+#: How strongly a declined verb must ask for a step on its own (its weights for that step, summed)
+#: to decline it: "don't read it" declines speech; "I don't know what bird this is" declines nothing.
+DECLINE_WEIGHT = 1.0
+
+
+def _declined_verbs(seg, view) -> list:
+    """The verbs a clause declines: the first verb after "do not", "don't need/have to", "no need
+    to" ("don't read it out", "no need to translate it"), said by the user or to the assistant
+    (not "so it doesn't sound copied"), not a user's inability ("I can't read it") nor a question
+    about a text ("isn't it positive")."""
+    toks = _tokens_in(seg, view.span)
+    out = []
+    for k, t in enumerate(toks):
+        said_by = toks[k - 2] if k >= 2 else None
+        neg = (t.lower in ("not", "n't") and k > 0 and toks[k - 1].lemma in ("do", "need", "have")
+               and not (said_by and said_by.pos in ("PRON", "NOUN", "PROPN") and said_by.lower not in ("i", "you", "we"))) or (
+            t.lower == "no" and k + 1 < len(toks) and toks[k + 1].lemma == "need")
+        if not neg:
+            continue
+        rest = toks[k + 1:k + 7]
+        for n, u in enumerate(rest):
+            if u.lower in _TURNS:
+                break
+            carried = n + 1 < len(rest) and (rest[n + 1].lower == "to" or rest[n + 1].pos == "PRON")
+            if u.lemma in _CARRIERS and (carried or u.lemma == "bother"):
+                continue  # "don't have to say it", "no need to", "don't need it read"
+            if u.pos in ("VERB", "AUX"):
+                out.append(u)
+                break
+    return out
+
+
+def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
+    """Drop a step the request declines ("what's in it, you don't have to say it out loud"): in
+    each clause, the found step that a declined verb supports most, when the verb supports it."""
+    drop = set()
+    for i, view in enumerate(views):
+        here = [j for i2, j, _ in found if i2 == i]
+        for verb in _declined_verbs(seg, view) if here else []:
+            keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
+            weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
+            named = [j for j in here if _names_task(verb.lemma, m.labels[j])]
+            j = named[0] if named else max(weight, key=weight.get) if keys else None
+            if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
+                drop.add((i, j))
+    return [f for f in found if (f[0], f[1]) not in drop]
+
+
+def _names_task(lemma: str, label: str) -> bool:
+    """The word is of the family of the task's own name ("translate": translation)."""
+    return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
 
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.

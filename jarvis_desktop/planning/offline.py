@@ -218,7 +218,7 @@ class OfflinePlanner:
             # "the changes I recorded in memo.wav", "the question in the audio": the words come from speech
             prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
         if d.task == "image-to-image" and d.instruction:
-            args["text"] = placeholder(prod.id) if (text_ref and prod) else _instruction(r.text, d, clause)
+            args["text"] = placeholder(prod.id) if (text_ref and prod) else _instruction(r.text, d.start, clause)
         if d.task in ("visual-question-answering", "document-question-answering") and text_ref and prod and not any(
             clause.start <= q.start < clause.end for q in r.quotes
         ):
@@ -239,7 +239,7 @@ class OfflinePlanner:
         if name is None:
             self._push(st, d.task, args, d.start)
             return "ok"
-        st.fanned = [self._push(st, d.task, {**args, name: v}, d.start).id for v in inputs]
+        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci)}, d.start).id for v in inputs]
         return "ok"
 
     def _target_languages(self, text: str) -> list[str]:
@@ -251,33 +251,42 @@ class OfflinePlanner:
     def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
         """The argument and the inputs a step is asked for once each: "transcribe both", "caption
         each photo", "translate each transcript" (two or more files of its input kind, or the
-        results of the step made once per file before it). (None, []) for a single step."""
+        results of the step made once per file before it), "detect objects: cam1.jpg cam2.jpg"
+        (files of its kind named with it). (None, []) for a single step."""
         r = st.reading
         ci = r.clause_at(d.start)
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
-        scope = [clause.text] + [r.clauses[k].text for k in (ci + 1,) if k in st.stepless]
-        if not any(EACH_RE.search(t) for t in scope):
-            return None, []
+        scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
+        each = any(EACH_RE.search(c.text) for c in scope)
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
+            tables = d.task == "tabular-classification"
+            named = _files_named_in(scope, "text" if tables else ARG_KINDS[files[0]], st, tables)
+            if len(named) >= 2 and args.get(files[0]) in named:
+                return files[0], named
+            if not each:
+                return None, []
             inputs = _given_files(ARG_KINDS[files[0]], st)
-            if d.task == "tabular-classification":
+            if tables:
                 inputs = [f for f in inputs if f.lower().endswith(TABLE_EXTS)] + _table_files(st)
             if len(inputs) >= 2 and args.get(files[0]) in inputs:
                 return files[0], inputs
             return None, []
         texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
         if texts == ["text"] and spec.inputs == ("text",):  # one text read (not a pair compared, a question and its passage)
+            named = _files_named_in(scope, "text", st)
+            if len(named) >= 2 and args.get("text") in named:
+                return "text", named  # "sentiment of review1.txt, review2.txt"
             # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
             read = next((q for q in r.quotes if q.text == args.get("text")), None)
             sentence = r.sentence_of(read.start) if read else None
             quoted = [q.text for q in r.quotes if sentence and sentence.start <= q.start < sentence.end]
-            if len(quoted) >= 2:
+            if each and len(quoted) >= 2:
                 return "text", quoted
         group = [placeholder(i) for i in st.fanned]
         # a step that reads two texts (a comparison, a question with its context) reads the group once
-        if not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
+        if each and not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
             return texts[0], group
         return None, []
 
@@ -454,13 +463,13 @@ class OfflinePlanner:
         earlier = [n for n in st.nodes if "text" in n.outputs and placeholder(n.id) != first]
         if earlier:
             return placeholder(earlier[-1].id)
-        return self._unread_file(st, d.start)
+        return self._unread_file(st, d.start, taken=first)
 
-    def _unread_file(self, st: _State, pos: int) -> str | None:
+    def _unread_file(self, st: _State, pos: int, taken: str | None = None) -> str | None:
         """The other side of a comparison when it is a given file no step has read yet ("does what
         I said in this voice memo match my note in the photo?", "do the two scanned pages say the
         same?"): a text file as it is, a recording or an image through its own reading step."""
-        used = {v for n in st.nodes for v in n.args.values()}
+        used = {v for n in st.nodes for v in n.args.values()} | {taken}
         for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
             for src in _given_files(kind, st):
                 if src in used or kind == "text" and src.lower().endswith(TABLE_EXTS):
@@ -541,6 +550,14 @@ def _attachment_value(name: str, kind: str, st: _State) -> str | None:
     if len(same) == 1:
         return str(same[0].path)
     return None
+
+
+def _files_named_in(spans: list[Span], kind: str, st: _State, tables: bool = False) -> list[str]:
+    """The given files of ``kind`` (``tables``: only table files) that these spans name, once each."""
+    named = [_attachment_value(f.text, kind, st) for f in st.reading.files
+             if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans)
+             and (not tables or f.text.lower().endswith(TABLE_EXTS))]
+    return list(dict.fromkeys(v for v in named if v))
 
 
 def _given_files(kind: str, st: _State) -> list[str]:
@@ -626,8 +643,21 @@ def _inline_subject(task: str, text: str) -> str:
     return s
 
 
-def _instruction(text: str, d: Detection, clause: Span) -> str:
-    """The edit instruction: the step from its verb to the end of its clause."""
-    s = text[d.start : clause.end].strip(" ,.;?!")
-    s = re.sub(r"\s+", " ", s)
+def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str, str]:
+    """An edit made once per photo, each named in a clause of its own with its own words ("make
+    a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
+    if d.task != "image-to-image" or not d.instruction:
+        return {}
+    r = st.reading
+    where = [r.clause_at(f.start) for f in r.files if _attachment_value(f.text, "image", st) == image]
+    if not where or where[0] == ci:
+        return {}
+    own = r.clauses[where[0]]
+    return {"text": _instruction(r.text, own.start, own)}
+
+
+def _instruction(text: str, start: int, clause: Span) -> str:
+    """The edit instruction: the step from its verb (at ``start``) to the end of its clause."""
+    s = text[start : clause.end].strip(" ,.;?!")
+    s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
     return (s[0].upper() + s[1:]) if s else "Edit the image"
