@@ -20,6 +20,7 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, named_control_map
 from .extract import RequestReading
+from .references import file_references
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .segment import load_nlp, segment
 from .stepmodel import StepModel
@@ -103,6 +104,7 @@ class LearnedDetector(Detector):
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found += _unclaimed_clause_steps(found, P, views, m, seg)
+        found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
@@ -240,6 +242,31 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
 #: A clause of its own (a verb phrase the parser set apart) is usually a step of its own: when no
 #: step was placed in it, its likeliest label is taken at this share of the threshold.
 CLAUSE_SHARE = 0.5
+
+
+def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
+                          reading: RequestReading, attachments: list[Attachment]) -> list[tuple[int, int, str]]:
+    """A step asked for again on another file, in a clause of its own ("count the people in
+    group.jpg, then how many cars are in parking.jpg"; "read the sign in the first pic, and the
+    menu in the second"): once more for each clause that points at other files of its kind and
+    has no step on that kind yet, when the step is likely there (``CLAUSE_SHARE`` of the threshold)."""
+    if len(views) < 2 or len(attachments) + len(reading.files) < 2:
+        return []
+    spans = reading.files + file_references(reading, attachments)
+    def files_in(i: int, kind: str) -> set[str]:
+        span = views[i].span
+        return {f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
+    out = []
+    for i0, j, label in found:
+        kind = _media_input(label)
+        if kind is None or label in (CONTROL, GUIDED) or not files_in(i0, kind):
+            continue
+        for i in range(len(views)):
+            others = files_in(i, kind)
+            if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= m.threshold * CLAUSE_SHARE
+                    and not any(i2 == i and _media_input(l2) == kind for i2, _, l2 in found + out)):
+                out.append((i, j, label))
+    return out
 
 
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").

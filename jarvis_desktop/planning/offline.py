@@ -21,6 +21,7 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, placeholde
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
+from .references import file_references
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,12 @@ TEXT_REF_RE = re.compile(
     r"|\badd (?:the|this|that) (?:\w+ )?(?:text|answer|caption|label|translation|summary|words)\b",
     re.I,
 )
+#: Words that point at an earlier step's result ("translate the summary", "read it out")
+RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", re.I)
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+#: Words for a recording of speech
+SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|memo|voicemail|clip)\b", re.I)
 #: Words saying a recording holds what a step needs ("the question in my recording").
 SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
 
@@ -72,6 +77,7 @@ class _State:
     pending: list[Detection] = field(default_factory=list)
     fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
     stepless: set[int] = field(default_factory=set)  # clauses where no step was found
+    pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
         for n in reversed(self.nodes):
@@ -133,7 +139,10 @@ class OfflinePlanner:
         dets = self.detector.detect(reading, attachments)
         if not dets:
             return _empty("no task an expert can do was found in the request; it will be answered as chat", reading.notes)
-        state = _State(reading, attachments, notes=list(reading.notes))
+        pointed = file_references(reading, attachments)
+        # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
+        reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
+        state = _State(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes:
@@ -303,8 +312,14 @@ class OfflinePlanner:
             if kind_of(f.text) != "audio":
                 continue
             sent = r.sentence_of(f.start).text
-            if SPOKEN_SPEC_RE.search(sent) or SPOKEN_SPEC_RE.search(clause.text) and re.search(r"\b(audio|recording|voice|speech|spoken)\b", clause.text, re.I):
+            if SPOKEN_SPEC_RE.search(sent) or SPOKEN_SPEC_RE.search(clause.text) and SPOKEN_WORD_RE.search(clause.text):
                 return _attachment_value(f.text, "audio", st)
+        audio = [a for a in st.attachments if a.kind == "audio"]
+        if len(audio) == 1 and not any(kind_of(f.text) == "audio" for f in r.files):
+            # the one recording given, called by what it is ("the voice memo has my question")
+            words = SPOKEN_WORD_RE.search(r.text)
+            if words and SPOKEN_SPEC_RE.search(r.sentence_of(words.start()).text):
+                return str(audio[0].path)
         return None
 
     def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
@@ -374,11 +389,19 @@ class OfflinePlanner:
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
-        strong_ref = re.search(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", clause.text, re.I)
+        strong_ref = RESULT_REF_RE.search(clause.text)
         if own_quotes and not (prod and strong_ref and not parallel and r.quotes[own_quotes[0]].start > d.start + 80):
             if not dry:
                 st.used_quotes.add(own_quotes[0])
             return r.quotes[own_quotes[0]].text
+        own_files = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == "text"]
+        if own_files and d.task != "tabular-classification":
+            # "fix the grammar in the caption draft": the text file the clause names, unless it
+            # also points at a result ("compare the summary with notes.txt")
+            rest = clause.text[: own_files[0].start - clause.start] + clause.text[own_files[0].end - clause.start :]
+            named = _attachment_value(own_files[0].text, "text", st)
+            if named and not (prod and not parallel and RESULT_REF_RE.search(rest)):
+                return named
         if prod and not parallel:
             return placeholder(prod.id)
         text_file = _nearest_file("text", d.start, st)
@@ -553,9 +576,10 @@ def _attachment_value(name: str, kind: str, st: _State) -> str | None:
 
 
 def _files_named_in(spans: list[Span], kind: str, st: _State, tables: bool = False) -> list[str]:
-    """The given files of ``kind`` (``tables``: only table files) that these spans name, once each."""
+    """The given files of ``kind`` (``tables``: only table files) that these spans name, once each
+    (by name: "the other pic" and "the price list" may belong to two steps of one clause)."""
     named = [_attachment_value(f.text, kind, st) for f in st.reading.files
-             if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans)
+             if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans) and (f.start, f.end) not in st.pointed
              and (not tables or f.text.lower().endswith(TABLE_EXTS))]
     return list(dict.fromkeys(v for v in named if v))
 

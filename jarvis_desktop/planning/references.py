@@ -1,0 +1,80 @@
+"""Which attached file a phrase of the request means, when it does not give the file's name.
+
+People who drop several files on the window point at them in words: by order ("the second
+photo", "the first one", "the other clip") or by what the file is called ("the boarding pass"
+for boarding_pass.png, "my lecture recording" for lecture3.m4a). The planner treats such a
+phrase as if the file's name stood there, so each step reads the file the user meant.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..media import Attachment
+from .extract import RequestReading, Span
+
+#: Nouns that say which kind of file an ordinal points at ("the second pic").
+KIND_NOUNS = {
+    "image": {"pic", "pics", "picture", "photo", "image", "shot", "snap", "scan", "screenshot", "drawing", "sketch", "photograph"},
+    "audio": {"recording", "clip", "audio", "memo", "track", "voicemail", "song", "take"},
+    "text": {"doc", "document", "txt", "transcript", "sheet", "spreadsheet", "csv"},
+}
+_NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
+#: Words that may follow a bare ordinal that still points at a file ("... in the second, and ...").
+_AFTER_BARE = {"one", "and", "in", "on", "of", "to", "please", "too", "as", "is", "was", "with", "for", "from", "into", "says", "say"}
+_ORDINAL_RE = re.compile(r"\bthe\s+(" + "|".join(_ORDINALS) + r")\b(?:\s+([a-z]+))?", re.I)
+#: Parts of file names that say nothing about which file it is (IMG_2041, scan_final_v2).
+_GENERIC = {"img", "dsc", "pxl", "photo", "image", "pic", "file", "scan", "final", "copy", "new", "old", "audio", "rec",
+            "recording", "voice", "note", "memo", "clip", "track", "doc", "document", "text", "version", "edit", "untitled"}
+
+
+def file_references(reading: RequestReading, attachments: list[Attachment]) -> list[Span]:
+    """Spans of the request that point at one attached file, each with that file's name as its text.
+
+    Only with two or more attachments (one file needs no pointing at); never inside a file name,
+    a quote, or a phrase that could mean two files."""
+    if len(attachments) < 2:
+        return []
+    taken = [(s.start, s.end) for s in reading.files + reading.quotes]
+    out = [s for s in _ordinal_refs(reading.text, attachments) + _name_refs(reading.text, attachments)
+           if not any(a < s.end and s.start < b for a, b in taken)]
+    out.sort(key=lambda s: s.start)
+    kept: list[Span] = []
+    for s in out:  # "the second photo" found twice (as an ordinal and by a name word): keep the first
+        if not kept or s.start >= kept[-1].end:
+            kept.append(s)
+    return kept
+
+
+def _ordinal_refs(text: str, attachments: list[Attachment]) -> list[Span]:
+    out = []
+    for m in _ORDINAL_RE.finditer(text):
+        word, after = m.group(1).lower(), (m.group(2) or "").lower()
+        kind = _NOUN_KIND.get(after)
+        if kind is None and after and after not in _AFTER_BARE:
+            continue  # "the first step", "the second question": not a file
+        # without a noun, an ordinal points at photos and recordings ("what the first one got" is a result)
+        pool = [a for a in attachments if a.kind == kind or kind is None and a.kind in ("image", "audio")]
+        if word == "other" and len(pool) != 2:
+            continue  # "the other one" is clear only between two
+        n = _ORDINALS[word]
+        if pool and -len(pool) <= n < len(pool):
+            end = m.end() if kind or after == "one" else m.end(1)
+            out.append(Span(pool[n].path.name, m.start(), end))
+    return out
+
+
+def _name_refs(text: str, attachments: list[Attachment]) -> list[Span]:
+    """ "the boarding pass" for boarding_pass.png: the words of a file's name, in order, when they
+    name only that file."""
+    found: dict[tuple[int, int], list[str]] = {}
+    for a in attachments:
+        words = [w for w in re.split(r"[^a-z]+", Path(a.path.name).stem.lower()) if len(w) >= 3]
+        if not words or all(w in _GENERIC for w in words):
+            continue
+        pattern = r"\b" + r"[\s_-]+".join(re.escape(w) for w in words) + r"s?\b"
+        for m in re.finditer(pattern, text, re.I):
+            found.setdefault((m.start(), m.end()), []).append(a.path.name)
+    return [Span(names[0], s, e) for (s, e), names in found.items() if len(set(names)) == 1]
