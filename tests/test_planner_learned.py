@@ -200,6 +200,15 @@ def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]
 
 
+@pytest.mark.parametrize("text, kind", [
+    ("keep the outline of my crayon drawing and turn it into a glossy 3D render of a rocket", "hed"),
+    ("follow the hard edges in this photo to paint a neon city", "canny"),
+])
+def test_an_outline_is_a_soft_edge_map_and_edges_are_canny(planner, tmp_path, text, kind):
+    """Every author of our training requests but us read "the outline" as a soft-edge map."""
+    assert tasks_of(planner.plan(text, attach(tmp_path, "art.png"))) == [f"{kind}-control", f"{kind}-text-to-image"]
+
+
 def test_a_step_asked_for_each_file_is_made_once_per_file_and_both_results_are_compared(planner, tmp_path):
     files = attach(tmp_path, "monday.wav", "friday.wav")
     check = planner.plan("write down what both voicemails say and tell me if they say the same thing", files)

@@ -516,10 +516,10 @@ SOUND_LABEL_RE = re.compile(
 #: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
 CONTROL_WORDS = [
     (re.compile(r"\b(?:pose|skeleton|posture|stance)", re.I), "openpose"),
-    (re.compile(r"\bedge|\boutline|\bcanny|contour", re.I), "canny"),
+    (re.compile(r"\bedge|\bcanny|contour", re.I), "canny"),
     (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
     (re.compile(r"\bdepth", re.I), "depth"),
-    (re.compile(r"\bboundar|\bsketch|\bsoft (?:edge|line|outline)|\bhed\b", re.I), "hed"),
+    (re.compile(r"\bboundar|\bsketch|\boutline|\bsoft (?:edge|line)|\bhed\b", re.I), "hed"),
     (re.compile(r"\bnormal", re.I), "normal"),
     (re.compile(r"\bsegment|\bregions", re.I), "seg"),
 ]
