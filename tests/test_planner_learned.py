@@ -304,6 +304,21 @@ def test_a_step_the_user_declines_is_not_planned(planner, tmp_path, text, names,
 
 
 @pytest.mark.parametrize("text, names, expected", [
+    ("how would a German say 'where is the train station'", [], ["translation"]),
+    ("what's that street sign say, in plain english", ["street.jpg"], ["image-to-text", "translation"]),
+    ("what does the poster say, say it to me", ["poster.jpg"], ["image-to-text", "text-to-speech"]),
+    ("what does the menu say? tell me with your voice", ["menu.jpg"], ["image-to-text", "text-to-speech"]),
+])
+def test_say_in_a_question_about_words_is_not_a_request_to_speak(planner, tmp_path, text, names, expected):
+    assert tasks_of(planner.plan(text, attach(tmp_path, *names))) == expected
+
+
+def test_each_of_several_declined_steps_is_left_out(planner):
+    check = planner.plan("no need to have it translated or read aloud; just list the people named in it: 'Ada met Grace in Boston.'")
+    assert tasks_of(check) == ["token-classification"]
+
+
+@pytest.mark.parametrize("text, names, expected", [
     ("don't forget to read the caption out loud", ["beach.jpg"], ["image-to-text", "text-to-speech"]),
     ("I don't know what breed this dog is, can you tell?", ["dog.jpg"], ["image-classification"]),
     ("tidy up this paragraph so it doesn't read like a robot wrote it: 'Per our discussion the item is shipped.'", [], ["text2text-generation"]),

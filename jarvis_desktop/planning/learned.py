@@ -110,6 +110,7 @@ class LearnedDetector(Detector):
         found = _compared_files_read(found, P, m.labels)
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
+        found = _without_speech_asked_about(found, views, seg)
         labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
@@ -305,12 +306,12 @@ _TURNS = {"just", "only", "but", "instead", "rather"}
 DECLINE_WEIGHT = 1.0
 
 
-def _declined_verbs(seg, view) -> list:
-    """The verbs a clause declines: the first verb after "do not", "don't need/have to", "no need
-    to" ("don't read it out", "no need to translate it"), said by the user or to the assistant
-    (not "so it doesn't sound copied"), not a user's inability ("I can't read it") nor a question
-    about a text ("isn't it positive")."""
-    toks = _tokens_in(seg, view.span)
+def _declined_verbs(seg) -> list:
+    """The verbs a request declines: the first verb after "do not", "don't need/have to", "no need
+    to" ("don't read it out", "no need to translate it") and those joined to it by "or", said by
+    the user or to the assistant (not "so it doesn't sound copied"), not a user's inability ("I
+    can't read it") nor a question about a text ("isn't it positive")."""
+    toks = seg.tokens
     out = []
     for k, t in enumerate(toks):
         said_by = toks[k - 2] if k >= 2 else None
@@ -319,32 +320,60 @@ def _declined_verbs(seg, view) -> list:
             t.lower == "no" and k + 1 < len(toks) and toks[k + 1].lemma == "need")
         if not neg:
             continue
-        rest = toks[k + 1:k + 7]
-        for n, u in enumerate(rest):
+        for n in range(k + 1, min(k + 8, len(toks))):
+            u = toks[n]
             if u.lower in _TURNS:
                 break
-            carried = n + 1 < len(rest) and (rest[n + 1].lower == "to" or rest[n + 1].pos == "PRON")
+            carried = n + 1 < len(toks) and (toks[n + 1].lower == "to" or toks[n + 1].pos == "PRON")
             if u.lemma in _CARRIERS and (carried or u.lemma == "bother"):
                 continue  # "don't have to say it", "no need to", "don't need it read"
             if u.pos in ("VERB", "AUX"):
                 out.append(u)
+                # "I don't need it translated or read aloud": each verb declined
+                while n + 2 < len(toks) and toks[n + 1].lower in ("or", "nor") and toks[n + 2].pos == "VERB":
+                    out.append(toks[n + 2])
+                    n += 2
                 break
     return out
 
 
+#: Words in a clause that ask to hear something, whatever else it asks
+_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
+
+
+def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
+    """Drop a text-to-speech step whose only cue is "say"/"speak" in a question about words
+    ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
+    what is said, not a request to speak, when no clause asks for speech."""
+    tts = [(i, j, label) for i, j, label in found if label == "text-to-speech"]
+    if not tts or any(_asks_for_speech(seg, v) for v in views):
+        return found
+    i = tts[0][0]
+    toks = _tokens_in(seg, views[i].span)
+    lows = [t.lower for t in toks]
+    if _HEARING & set(lows):
+        return found
+    speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
+    told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
+    asked = [k for k in speaking if k not in told and _QUESTION_WORDS & set(lows[:k])]
+    return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
+
+
 def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
     """Drop a step the request declines ("what's in it, you don't have to say it out loud"): in
-    each clause, the found step that a declined verb supports most, when the verb supports it."""
+    the clause of each declined verb, the found step that verb supports most, when it supports it."""
     drop = set()
-    for i, view in enumerate(views):
+    for verb in _declined_verbs(seg):
+        i = next((i for i, v in enumerate(views) if v.span.start <= verb.start < v.span.end), None)
         here = [j for i2, j, _ in found if i2 == i]
-        for verb in _declined_verbs(seg, view) if here else []:
-            keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
-            weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
-            named = [j for j in here if _names_task(verb.lemma, m.labels[j])]
-            j = named[0] if named else max(weight, key=weight.get) if keys else None
-            if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
-                drop.add((i, j))
+        if not here:
+            continue
+        keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
+        weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
+        named = [j for j in here if _names_task(verb.lemma, m.labels[j])]
+        j = named[0] if named else max(weight, key=weight.get) if keys else None
+        if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
+            drop.add((i, j))
     return [f for f in found if (f[0], f[1]) not in drop]
 
 
