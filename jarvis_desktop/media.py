@@ -14,7 +14,9 @@ AUDIO_EXTS = {".wav", ".flac", ".mp3", ".ogg", ".m4a", ".aac", ".opus", ".webm"}
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".m4v"}
 #: Excel workbooks: read as the CSV text of their sheets (sheets.py)
 SHEET_EXTS = {".xlsx", ".xlsm"}
-TEXT_EXTS = {".txt", ".md", ".csv", ".tsv", ".json", ".log", ".rst", ".html", ".xml", ".yaml", ".yml"} | SHEET_EXTS
+#: Documents read as their text (documents.py): Word, OpenDocument, PDF, saved e-mail
+DOC_EXTS = {".docx", ".odt", ".pdf", ".eml"}
+TEXT_EXTS = {".txt", ".md", ".csv", ".tsv", ".json", ".log", ".rst", ".html", ".xml", ".yaml", ".yml"} | SHEET_EXTS | DOC_EXTS
 
 #: Larger files are refused at attach time: they would stall a model and the user's session.
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -68,7 +70,8 @@ def check_attachment(path: str | Path) -> Attachment:
     if kind is None:
         raise MediaError(
             f"{p.name}: unsupported file type '{p.suffix or '(none)'}'. "
-            "Attach an image (png, jpg...), audio (wav, flac, mp3...), video, text or spreadsheet (xlsx, csv) file."
+            "Attach an image (png, jpg...), audio (wav, flac, mp3...), video, text, document (docx, pdf, eml) "
+            "or spreadsheet (xlsx, csv) file."
         )
     size = p.stat().st_size
     if size == 0:
@@ -82,6 +85,10 @@ def check_attachment(path: str | Path) -> Attachment:
         from .sheets import check_workbook
 
         check_workbook(p)
+    elif p.suffix.lower() in DOC_EXTS:
+        from .documents import check_document
+
+        check_document(p)
     return Attachment(p.resolve(), kind)
 
 
@@ -140,12 +147,16 @@ def resample(samples, source_rate: int, target_rate: int):
 
 def read_text_file(path: str | Path, limit: int = 200_000) -> str:
     """Read a text attachment (utf-8, tolerant), truncated to ``limit`` characters; a workbook
-    as the CSV text of its sheets."""
+    as the CSV text of its sheets; a document (docx, pdf, eml...) as its text."""
     p = Path(path)
     if is_workbook(p):
         from .sheets import read_sheets, sheets_to_csv
 
         return sheets_to_csv(read_sheets(p))[:limit]
+    if p.suffix.lower() in DOC_EXTS:
+        from .documents import read_document
+
+        return read_document(p, limit)
     try:
         return p.read_text(encoding="utf-8", errors="replace")[:limit]
     except OSError as e:

@@ -233,6 +233,21 @@ def test_a_dropped_workbook_is_attached_and_a_damaged_one_refused(qtbot, open_wi
     assert w.attachments.paths() == [str(good.resolve())] and "Excel workbook" in w.notice.text
 
 
+def test_a_dropped_document_is_attached_and_a_scanned_pdf_refused_with_what_to_do(qtbot, open_window, tmp_path):
+    """A .docx is a zip archive and a PDF is binary: both are read for their text at drop time."""
+    from helpers.documents import pdf_file, word_file
+
+    w = open_window()
+    good = word_file(tmp_path / "minutes.docx", ["The board met on Tuesday."])
+    scanned = pdf_file(tmp_path / "scanned.pdf", [])
+    drop_files(qtbot, w, [good])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=10_000)
+    assert w.attachments.paths() == [str(good.resolve())] and w.attachments.chips[str(good.resolve())].ready
+    drop_files(qtbot, w, [scanned])
+    qtbot.waitUntil(lambda: "scanned.pdf" in w.notice.text, timeout=10_000)
+    assert w.attachments.paths() == [str(good.resolve())] and "pages as images" in w.notice.text
+
+
 def test_pasted_image_is_attached(qtbot, open_window):
     from PySide6.QtCore import QMimeData
     from PySide6.QtGui import QColor, QImage

@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
+from ..documents import is_document
 from ..media import Attachment, MediaError, check_attachment, is_workbook, kind_of, load_image
 from .workers import run_job
 
@@ -40,6 +41,10 @@ def probe_attachment(path: str | Path) -> Attachment:
         from ..sheets import check_workbook
 
         check_workbook(a.path, open_it=True)  # a zip archive, not text: opened as a workbook instead
+    elif is_document(a.path):
+        from ..documents import check_document
+
+        check_document(a.path, open_it=True)  # a zip archive or a PDF: its text read instead
     elif a.kind == "text":
         try:
             with open(a.path, "rb") as f:
