@@ -24,6 +24,7 @@ from .references import file_references
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .segment import load_nlp, segment
 from .stepmodel import StepModel
+from .typos import Speller
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 
@@ -56,6 +57,7 @@ class LearnedDetector(Detector):
         self.model = model or shipped_model()
         self.use_spacy = use_spacy
         self.embedding_note = None
+        self.speller = Speller({k[2:] for k in self.model.vocab if k.startswith("l:")})
 
     def encoder(self):
         """Warm up: load spaCy now (the step classifier itself needs no encoder)."""
@@ -71,6 +73,9 @@ class LearnedDetector(Detector):
         seg = segment(reading.text, protected, self.use_spacy)
         reading.clauses = seg.clauses
         views = clause_views(reading, seg, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])
+        for v in views:  # "sumarize this": read as the word meant
+            v.features += [f for w in v.features if w.startswith("l:") and w not in self.model.vocab
+                           and (meant := self.speller.correct(w[2:])) for f in word_features(meant, meant)]
         return seg, views, self.model.proba([(v.features, v.dense) for v in views])
 
     def detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
