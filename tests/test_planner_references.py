@@ -98,3 +98,12 @@ def test_a_step_asked_again_for_a_file_in_a_clause_of_its_own(planner, tmp_path)
     assert check.ok, check.errors
     assert [t.task for t in check.plan.tasks] == ["object-detection"] * 2
     assert [t.args["image"] for t in check.plan.tasks] == [str(f.path) for f in files]
+
+
+def test_a_recording_cleaned_then_transcribed_is_transcribed_clean(planner, tmp_path):
+    files = attach(tmp_path, "panel_talk.wav")
+    check = planner.plan("remove the hum, then transcribe panel_talk.wav", files)
+    assert check.ok, check.errors
+    clean, words = check.plan.tasks
+    assert (clean.task, words.task) == ("audio-to-audio", "automatic-speech-recognition")
+    assert words.args["audio"] == placeholder(clean.id)

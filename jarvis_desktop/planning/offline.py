@@ -366,6 +366,8 @@ class OfflinePlanner:
         r = st.reading
         own = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
         prod = st.producer(kind)
+        if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == _attachment_value(own[0].text, kind, st):
+            return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):
             return _attachment_value(own[0].text, kind, st)
         if prod and not parallel:
