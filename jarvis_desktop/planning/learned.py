@@ -20,8 +20,8 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, named_control_map
 from .extract import RequestReading
-from .references import file_references
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
+from .references import file_references
 from .segment import load_nlp, segment
 from .stepmodel import StepModel
 from .typos import Speller
@@ -342,28 +342,6 @@ def _declined_verbs(seg) -> list:
     return out
 
 
-#: Words in a clause that ask to hear something, whatever else it asks
-_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
-
-
-def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
-    """Drop a text-to-speech step whose only cue is "say"/"speak" in a question about words
-    ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
-    what is said, not a request to speak, when no clause asks for speech."""
-    tts = [(i, j, label) for i, j, label in found if label == "text-to-speech"]
-    if not tts or any(_asks_for_speech(seg, v) for v in views):
-        return found
-    i = tts[0][0]
-    toks = _tokens_in(seg, views[i].span)
-    lows = [t.lower for t in toks]
-    if _HEARING & set(lows):
-        return found
-    speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
-    told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
-    asked = [k for k in speaking if k not in told and _QUESTION_WORDS & set(lows[:k])]
-    return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
-
-
 def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
     """Drop a step the request declines ("what's in it, you don't have to say it out loud"): in
     the clause of each declined verb, the found step that verb supports most, when it supports it."""
@@ -385,6 +363,28 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
 def _names_task(lemma: str, label: str) -> bool:
     """The word is of the family of the task's own name ("translate": translation)."""
     return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
+
+
+#: Words in a clause that ask to hear something, whatever else it asks
+_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
+
+
+def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
+    """Drop a text-to-speech step whose only cue is "say"/"speak" in a question about words
+    ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
+    what is said, not a request to speak, when no clause asks for speech."""
+    tts = [(i, j, label) for i, j, label in found if label == "text-to-speech"]
+    if not tts or any(_asks_for_speech(seg, v) for v in views):
+        return found
+    i = tts[0][0]
+    toks = _tokens_in(seg, views[i].span)
+    lows = [t.lower for t in toks]
+    if _HEARING & set(lows):
+        return found
+    speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
+    told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
+    asked = [k for k in speaking if k not in told and _QUESTION_WORDS & set(lows[:k])]
+    return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
 
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
