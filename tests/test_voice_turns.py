@@ -550,3 +550,59 @@ def test_a_canceller_resumed_in_the_same_room_keeps_what_it_learned_and_drops_th
     for i in range(4):
         gate.process(louder_room[i * BLOCK:(i + 1) * BLOCK], 2000.0 + i * BLOCK / SR)
     assert gate.noise_floor() > 1e-4  # the new stream's noise, not the quiet of the old one
+
+
+@pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
+def test_the_first_answer_teaches_aec3_the_room_within_a_second_not_after_its_muted_start():
+    """AEC3 mutes the microphone while it learns the room, for its first 2.5 s of hearing the
+    speaker: on the first answer of a session, a user who goes on talking over it is lost. Once
+    the echo's delay is measured, the canceller replays the first answer's echo to AEC3, which
+    then lets the user through about as well as one that learned from a whole earlier answer."""
+    rng = np.random.default_rng(5)
+    reply = spoken("Here is the weather for today. It will be sunny and warm, with a light breeze in the afternoon.")
+    start = SR // 2
+    far = np.concatenate([np.zeros(start, np.float32), reply, np.zeros(SR, np.float32)])
+    n = len(far) // BLOCK * BLOCK
+    ir = np.zeros(int(0.06 * SR), np.float32)  # a speaker 30 ms away with a few wall reflections
+    for t, a in ((0.0, 1.0), (0.011, 0.4), (0.027, -0.25), (0.05, 0.12)):
+        ir[int(t * SR)] = 0.2 * a
+    echo = np.concatenate([np.zeros(480, np.float32), np.convolve(far, ir)])[:len(far)]
+    room = echo + rng.normal(0, 0.002, len(far)).astype(np.float32)
+    user = np.zeros(len(far), np.float32)
+    user_at = start + int(1.6 * SR)  # the user goes on 1.6 s into the answer, about as loud as its echo
+    said = spoken("by the Beatles", voice="en-us+f3")
+    user[user_at:user_at + len(said)] = 0.2 * said
+
+    def heard(learn_first: bool) -> tuple[float, EchoCanceller]:
+        reference = ReferenceTrack(keep_s=30)
+        gate = EchoCanceller(reference)
+        t0 = 1000.0
+        if learn_first:  # a whole earlier answer, in the same room
+            reference.write(far, SR, t=t0)
+            for i in range(0, n, BLOCK):
+                gate.process(room[i:i + BLOCK], t0 + i / SR)
+            gate.resume()
+            t0 = 2000.0
+        reference.write(far, SR, t=t0)
+        mic = room + user
+        out = np.concatenate([gate.process(mic[i:i + BLOCK], t0 + i / SR) for i in range(0, n, BLOCK)])
+        return _voice_snr_db(out, user[:n], slice(user_at, user_at + len(said))), gate
+
+    first, gate = heard(learn_first=False)
+    assert gate.replayed and not gate._aec_learning()
+    warm, _ = heard(learn_first=True)
+    assert first > warm - 1.5, (first, warm)
+
+
+def _voice_snr_db(out: np.ndarray, voice: np.ndarray, span: slice) -> float:
+    """How clearly ``voice`` comes through in ``out`` over ``span``: the part of the output that is
+    the voice (at the lag AEC3's framing adds, up to 40 ms) against everything else there."""
+    best = None
+    for lag in range(0, 640, 16):
+        o = np.concatenate([out[lag:], np.zeros(lag, np.float32)])[span]
+        v = voice[span]
+        g = float(np.dot(o, v) / np.dot(v, v))
+        rest = o - g * v
+        snr = 10 * np.log10(max(g * g * float(np.dot(v, v)), 1e-12) / max(float(np.dot(rest, rest)), 1e-12))
+        best = snr if best is None else max(best, snr)
+    return best
