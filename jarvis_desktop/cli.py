@@ -91,6 +91,7 @@ def cmd_ask(args) -> int:
             return 1
     elif args.audio:  # a request about the audio: attach it
         files.append(args.audio)
+    files += _files_named_here(text, files)
     speaker = _speaker(settings) if args.speak else None
     progress = Progress(stream_answer=not args.json)
     try:
@@ -109,6 +110,23 @@ def cmd_ask(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
     return 0 if result.status == "done" else 1
+
+
+def _files_named_here(text: str, given: list[str]) -> list[str]:
+    """Files the request names that exist here (``jarvis ask "transcribe talk.mp3"`` in the
+    folder that holds it): attached as if given with --file, each said on stderr. In a terminal
+    that is what naming a file means; the window has no such folder, and asks for them instead."""
+    from .planning.extract import FILE_RE
+
+    have = {Path(f).expanduser().resolve() for f in given}
+    out = []
+    for m in FILE_RE.finditer(text):
+        p = Path(m.group(1)).expanduser()
+        if p.is_file() and p.resolve() not in have:
+            have.add(p.resolve())
+            out.append(str(p))
+            print(f"attached {p} (named in the request)", file=sys.stderr)
+    return out
 
 
 def _transcribe_request(settings, path: str) -> str | None:
@@ -201,7 +219,7 @@ def cmd_plan(args) -> int:
     from .resident import ask_resident, plan_output
 
     attachments = []
-    for f in args.file or []:
+    for f in list(args.file or []) + _files_named_here(args.request, list(args.file or [])):
         try:
             attachments.append(check_attachment(f))
         except MediaError as e:

@@ -80,3 +80,24 @@ def test_models_list_and_offline_pull(jarvis_env):
     out = jarvis("models", "defaults", "object-detection")
     assert "object-detection" in out.stdout and "total download" in out.stdout
     assert out.returncode == 1  # not confirmed (no terminal): nothing downloaded
+
+
+def test_plan_naming_a_file_that_is_neither_given_nor_here_says_which(jarvis_env, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "jarvis_desktop", "plan", "transcribe talk.mp3 and translate it into German"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 1 and json.loads(out.stdout) == []
+    assert "needs talk.mp3, which was not attached" in out.stderr
+
+
+def test_a_file_named_in_the_request_and_found_here_is_attached(jarvis_env, tmp_path):
+    """In a terminal, naming a file in the folder is how people give it: `jarvis plan "what
+    text is written in photo.png"` next to photo.png reads that photo."""
+    from PIL import Image
+
+    Image.new("RGB", (64, 32), "white").save(tmp_path / "photo.png")
+    out = subprocess.run([sys.executable, "-m", "jarvis_desktop", "plan", "What text is written in photo.png?"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-1500:]
+    plan = json.loads(out.stdout)
+    assert plan[0]["task"] == "image-to-text" and plan[0]["args"]["image"] == str((tmp_path / "photo.png").resolve())
+    assert "attached photo.png (named in the request)" in out.stderr

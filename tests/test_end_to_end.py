@@ -182,3 +182,16 @@ def test_a_dropped_image_with_no_step_named_is_read(assistant, tmp_path):
     assert [t.task for t in result.plan.tasks] == ["image-to-text"]
     assert result.results[0].status == "done"
     assert "SUNDAYS" in result.results[0].output.text.upper()
+
+
+def test_a_request_naming_a_file_that_was_not_attached_says_so_and_runs_nothing(assistant):
+    """'describe photo.jpg and read it aloud' with no photo given: planned anyway, the speech step
+    read "Read it aloud" aloud. Nothing runs; the answer names the file to attach, and the
+    request is kept in the session."""
+    result = assistant.ask("describe photo.jpg and read it aloud")
+    assert result.plan.tasks == [] and result.results == {}
+    assert result.answer == ("This request needs photo.jpg, which was not attached. "
+                             "Attach it and ask again; nothing was run.")
+    db = sqlite3.connect(assistant.settings.db_path)
+    saved = db.execute("select text from requests where id = ?", [result.request_id]).fetchone()[0]
+    assert saved == "describe photo.jpg and read it aloud"

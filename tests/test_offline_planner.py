@@ -292,3 +292,26 @@ def test_inline_words_are_the_subject_not_the_command(request_text, task, subjec
     check = OfflinePlanner().plan(request_text, [])
     assert check.ok and [t.task for t in check.plan.tasks] == [task]
     assert check.plan.tasks[0].args["text"] == subject
+
+
+def test_a_step_on_a_file_that_was_not_attached_marks_the_plan_with_the_file_to_attach(planner, files):
+    """The rest of such a plan works on the wrong thing (the speech step read the words "read it
+    aloud" aloud): the check names what to attach, and the assistant runs none of it."""
+    check = planner.plan("describe photo.jpg and read it aloud", [])
+    assert check.missing == ["photo.jpg"] and "image-to-text" not in [t.task for t in check.plan.tasks]
+    assert "This request needs photo.jpg, which was not attached. Attach it and ask again; nothing was run." in check.plan.notes
+    check = planner.plan("caption the photo and transcribe memo.wav", [])
+    assert check.plan.tasks == [] and check.missing == ["memo.wav", "a photo or picture"]
+    check = planner.plan("describe photo.jpg and read it aloud", [files["photo.jpg"]])
+    assert [t.task for t in check.plan.tasks] == ["image-to-text", "text-to-speech"] and not check.missing
+
+
+def test_a_step_found_where_no_file_of_its_kind_is_spoken_of_is_only_dropped(planner, files):
+    """A photo question read into a request about a recording is a misreading, not a missing photo."""
+    check = planner.plan("is the person in this audio male or female", [files["memo.wav"]])
+    assert not check.missing and [t.task for t in check.plan.tasks] == ["audio-classification"]
+
+
+def test_a_plan_that_makes_its_own_picture_needs_none_attached(planner):
+    check = planner.plan("make a picture of a cat on a skateboard and describe it", [])
+    assert [t.task for t in check.plan.tasks] == ["text-to-image", "image-to-text"] and not check.missing

@@ -28,7 +28,7 @@ from ..textclean import clean_text, escape_names, one_line
 from . import events as ev
 from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
-from .plan import Plan, PlanCheck, Task
+from .plan import Plan, PlanCheck, Task, missing_files_message
 from .planner import LLMPlanner, Turn
 from .responder import capabilities_answer, chat_answer, compose_answer, controller_answer, stream_words
 from .selector import Choice, ModelSelector, run_choice
@@ -238,6 +238,9 @@ class Assistant:
         except ImportError as e:
             return PlanCheck(Plan([], "offline"), [f"the offline planner is not installed ({e})"])
         check = planner.plan(text, attachments)
+        if check.missing:  # the steps on the other files would work on the wrong thing: none run
+            message = missing_files_message(check.missing)
+            return PlanCheck(Plan([], "offline", [message]), [message], check.repairs, check.missing)
         if check.plan is None:
             check.plan = Plan([], "offline")
         if not check.plan.tasks and attachments and not check.errors:
@@ -421,6 +424,8 @@ class Assistant:
                 prefix = f"(The language model failed: {_sentence(_short(str(e)))}) "
         if plan.tasks:
             answer = prefix + compose_answer(plan, result.choices, result.results)
+        elif check.missing:  # the request names what it needs: asking again with it attached is the fix
+            answer = prefix + missing_files_message(check.missing)
         else:
             reason = "; ".join(_short(e) for e in check.errors[:2]) if check.errors else ""
             answer = prefix + capabilities_answer(self.local_task_types(), reason)

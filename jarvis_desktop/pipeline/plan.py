@@ -101,10 +101,22 @@ class PlanCheck:
     plan: Plan | None
     errors: list[str] = field(default_factory=list)
     repairs: list[str] = field(default_factory=list)
+    #: files the request needs that were not attached (their names, or "a recording"): nothing
+    #: can run until they are, and the answer says so instead of listing what it can do
+    missing: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.plan is not None and not self.errors
+
+
+def missing_files_message(needs: list[str]) -> str:
+    """What the user is told when the request needs files that were not attached (``needs``:
+    their names, or what kind of file: "a recording")."""
+    many = len(needs) > 1
+    what = ", ".join(needs[:-1]) + " and " + needs[-1] if many else needs[0]
+    return (f"This request needs {what}, which {'were' if many else 'was'} not attached. "
+            f"Attach {'them' if many else 'it'} and ask again; nothing was run.")
 
 
 class PlanParseError(ValueError):

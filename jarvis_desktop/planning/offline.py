@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..media import Attachment, kind_of
-from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, placeholder, placeholder_ids, validate_plan
+from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
@@ -78,6 +78,7 @@ class _State:
     fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
     stepless: set[int] = field(default_factory=set)  # clauses where no step was found
     pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
+    missing: list[str] = field(default_factory=list)  # kinds of file a step needed and none was given
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
         for n in reversed(self.nodes):
@@ -145,9 +146,15 @@ class OfflinePlanner:
         state = _State(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
-        if not state.nodes:
+        if not state.nodes and not state.missing:
             return _empty("the tasks asked for need files that were not given; attach them and ask again", state.notes)
-        check = self._validate(state)
+        check = self._validate(state) if state.nodes else _empty("nothing can be planned without the missing files", state.notes)
+        if state.missing:
+            # the plan is the draft without the steps on those files: run, it would work on the
+            # wrong thing ("describe photo.jpg and read it aloud" read "Read it aloud" aloud), so
+            # the assistant runs nothing and tells the user what to attach
+            check.missing = _missing_files(state)
+            check.plan.notes.append(missing_files_message(check.missing))
         if self.embedding_note and check.plan is not None:
             check.plan.notes.append(self.embedding_note)
         return check
@@ -216,6 +223,8 @@ class OfflinePlanner:
             if v is None:
                 if not dry:
                     st.notes.append(f"skipped {d.task}: it needs {kind} input and none was given")
+                    if kind != "text" and self._asks_for_file(kind, st, clause):
+                        st.missing.append(kind)
                 return "skip"
             args[name] = v
         if dry:
@@ -321,6 +330,21 @@ class OfflinePlanner:
             if words and SPOKEN_SPEC_RE.search(r.sentence_of(words.start()).text):
                 return str(audio[0].path)
         return None
+
+    def _asks_for_file(self, kind: str, st: _State, clause: Span) -> bool:
+        """Whether the request itself says a file of ``kind`` should be there: it names one
+        ("photo.jpg") that was not attached, or the step's clause points at one ("this photo",
+        "my recording") and none of that kind came. A step found where the words speak of no such
+        file (a photo question read into "is the person in this audio male or female") is only
+        dropped, as before."""
+        attached = {a.path.name.lower() for a in st.attachments}
+        if any(kind_of(f.text) == kind and Path(f.text).name.lower() not in attached for f in st.reading.files):
+            return True
+        if any(a.kind == kind for a in st.attachments):
+            return False
+        words = "|".join(sorted(self.kb.media_words.get(kind, ())))
+        return bool(words) and re.search(rf"\b(?:this|that|the|my|these|those|attached|our|his|her)\s+(?:\w+\s+)?(?:{words})\b",
+                                         clause.text, re.I) is not None
 
     def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
         for n in st.nodes:
@@ -512,7 +536,11 @@ class OfflinePlanner:
         if control is None:
             src = _nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)
             if src is None:
-                return "defer" if "image" in later else "skip"
+                if "image" in later:
+                    return "defer"
+                if not dry and self._asks_for_file("image", st, r.clauses[r.clause_at(d.start)]):
+                    st.missing.append("image")
+                return "skip"
             if dry:
                 return "ok"
             control = self._push(st, f"{kind}-control", {"image": src}, d.start)
@@ -549,6 +577,21 @@ def _uses(args: dict[str, str]) -> list[int]:
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
     return PlanCheck(Plan([], "offline", [*(more or []), note]))
+
+
+#: How the answer names a kind of file the request needs when the request gives it no name
+_KIND_WORDS = {"image": "a photo or picture", "audio": "a recording", "video": "a video"}
+
+
+def _missing_files(st: _State) -> list[str]:
+    """The files the request needs that were not attached: the ones it names (``talk.mp3``),
+    else the kind (a recording)."""
+    kinds = list(dict.fromkeys(st.missing))
+    attached = {a.path.name.lower() for a in st.attachments}
+    named = list(dict.fromkeys(f.text for f in st.reading.files if kind_of(f.text) in kinds
+                               and Path(f.text).name.lower() not in attached and (f.start, f.end) not in st.pointed))
+    named_kinds = {kind_of(n) for n in named}
+    return named + [_KIND_WORDS.get(k, f"a {k} file") for k in kinds if k not in named_kinds]
 
 
 def _reader_follows(d: Detection, st: _State) -> bool:
