@@ -142,6 +142,53 @@ class ReferenceTrack:
         return out
 
 
+#: AEC3 works on 10 ms frames; pywebrtc-audio fed a block that is not a whole number of them
+#: (the microphone's 512 samples) returns the block with its last partial frame's worth of output
+#: missing: 128 of every 512 samples came back as silence, a quarter of the user's voice
+FRAME = SAMPLE_RATE // 100
+#: How far behind its input AEC3's output runs (measured: 128 samples for any block size)
+AEC3_LATENCY = 128
+
+
+class FramedAec:
+    """AEC3 fed whole 10 ms frames: what is left of a block waits for the next one, and the output
+    runs a constant ``latency`` behind the input (one frame of waiting plus AEC3's own)."""
+
+    def __init__(self, processor: Any):
+        import numpy as np
+
+        self.processor = processor
+        self.latency = FRAME + AEC3_LATENCY
+        self._mic = np.zeros(0, np.float32)
+        self._far = np.zeros(0, np.float32)
+        self._out = np.zeros(FRAME, np.float32)  # the frame of waiting, so a block is always ready
+
+    @property
+    def stream_delay_ms(self) -> int:
+        return self.processor.stream_delay_ms
+
+    @stream_delay_ms.setter
+    def stream_delay_ms(self, ms: int) -> None:
+        self.processor.stream_delay_ms = ms
+
+    def process(self, x, far):
+        """The echo-cancelled microphone, as many samples as ``x`` has, ``latency`` behind it."""
+        import numpy as np
+
+        mic = np.concatenate([self._mic, np.asarray(x, np.float32)])
+        ref = np.concatenate([self._far, np.asarray(far, np.float32)])
+        n = len(mic) // FRAME * FRAME
+        if n:
+            self._out = np.concatenate([self._out, np.asarray(self.processor.process(mic[:n], ref[:n]), np.float32)])
+        self._mic, self._far = mic[n:], ref[n:]
+        out, self._out = self._out[: len(x)], self._out[len(x):]
+        return out
+
+    def train(self, mic, far) -> None:
+        """Let AEC3 learn from audio heard before (whole frames), its output thrown away."""
+        self.processor.process(mic, far)
+
+
 @dataclass
 class _Stats:
     raw: float
@@ -190,10 +237,13 @@ class EchoCanceller:
         if use_aec and aec_available():
             from pywebrtc_audio import AudioProcessor
 
-            self._aec = AudioProcessor(sample_rate=SAMPLE_RATE, echo_cancellation=True)
+            self._aec = FramedAec(AudioProcessor(sample_rate=SAMPLE_RATE, echo_cancellation=True))
         elif use_aec:
             log.info("pywebrtc-audio is not installed: barge-in is gated by correlation only")
         self.engine = "webrtc-aec3" if self._aec is not None else "correlation-gate"
+        # the microphone as heard, held back as long as AEC3's output is: the two are handed on
+        # block by block, one or the other, and must join without a jump in time
+        self._raw_delay = None
 
     def process(self, samples, t: float | None):
         """The microphone block with the echo removed. ``t``: monotonic time of its first sample
@@ -209,6 +259,7 @@ class EchoCanceller:
         self._far_hist.append(far)
         self._far_energy.append(far_e)
         clean = self._aec.process(x, far) if self._aec is not None else x
+        heard = self._delayed(x)
         if far_e > FAR_PLAYING:
             self._far_heard += len(x)
         if self._aec_learning() and (self._first_heard or far_e > FAR_PLAYING):
@@ -242,8 +293,26 @@ class EchoCanceller:
         if self._aec_learning() and self._replay_ready():
             self._replay_first_answer()
         if not (self.echo_path_heard() and self.far_active()):
+            return heard
+        return heard if self._aec_learning() and self._voice_over_echo(raw_e, corr, gain) else clean
+
+    @property
+    def latency(self) -> int:
+        """Samples the microphone signal handed on runs behind the one that came in (AEC3 needs
+        whole 10 ms frames, and has its own delay): 18 ms with AEC3, none without."""
+        return self._aec.latency if self._aec is not None else 0
+
+    def _delayed(self, x):
+        """``x`` held back by AEC3's latency (no delay without AEC3)."""
+        import numpy as np
+
+        if self._aec is None:
             return x
-        return x if self._aec_learning() and self._voice_over_echo(raw_e, corr, gain) else clean
+        if self._raw_delay is None:
+            self._raw_delay = np.zeros(self._aec.latency, np.float32)
+        joined = np.concatenate([self._raw_delay, x])
+        self._raw_delay = joined[len(x):]
+        return joined[: len(x)]
 
     def _replay_ready(self) -> bool:
         """The first answer has been heard long enough to learn the room from: its echo's delay
@@ -261,11 +330,13 @@ class EchoCanceller:
 
         pairs = list(self._first_heard)
         self._first_heard.clear()
-        while self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE:
-            for x, far in pairs:
-                self._aec.process(x, far)
-                if float(np.mean(np.square(far))) > FAR_PLAYING:
-                    self._far_heard += len(x)
+        mic = np.concatenate([x for x, _ in pairs])
+        far = np.concatenate([f for _, f in pairs])
+        n = len(mic) // FRAME * FRAME
+        played = sum(len(f) for _, f in pairs if float(np.mean(np.square(f))) > FAR_PLAYING)
+        while n and played and self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE:
+            self._aec.train(mic[:n], far[:n])
+            self._far_heard += played
         self.replayed = True
         log.debug("AEC3 learned the room from %.2f s of the first answer, replayed",
                   sum(len(x) for x, _ in pairs) / SAMPLE_RATE)
