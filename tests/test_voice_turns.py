@@ -554,11 +554,12 @@ def test_a_canceller_resumed_in_the_same_room_keeps_what_it_learned_and_drops_th
 
 
 @pytest.mark.skipif(not aec_available(), reason="pywebrtc-audio is installed by make setup")
-def test_the_first_answer_teaches_aec3_the_room_within_a_second_not_after_its_muted_start():
+def test_a_user_going_on_over_the_first_answer_is_heard_as_clearly_as_over_a_later_one():
     """AEC3 mutes the microphone while it learns the room, for its first 2.5 s of hearing the
-    speaker: on the first answer of a session, a user who goes on talking over it is lost. Once
-    the echo's delay is measured, the canceller replays the first answer's echo to AEC3, which
-    then lets the user through about as well as one that learned from a whole earlier answer."""
+    speaker, and (fed 512-sample blocks) dropped a quarter of every block: on the first answer of
+    a session, a user who went on talking over it came through at -6 dB against -2 dB over an
+    answer once the room was learned. A voice shown over the echo is handed on as heard, on the
+    same timeline as the cancelled signal, and AEC3 gets whole frames."""
     rng = np.random.default_rng(5)
     reply = spoken("Here is the weather for today. It will be sunny and warm, with a light breeze in the afternoon.")
     start = SR // 2
@@ -574,7 +575,7 @@ def test_the_first_answer_teaches_aec3_the_room_within_a_second_not_after_its_mu
     said = spoken("by the Beatles", voice="en-us+f3")
     user[user_at:user_at + len(said)] = 0.2 * said
 
-    def heard(learn_first: bool) -> tuple[float, EchoCanceller]:
+    def heard(learn_first: bool) -> tuple[float, EchoCanceller]:  # how clearly the user came through
         reference = ReferenceTrack(keep_s=30)
         gate = EchoCanceller(reference)
         t0 = 1000.0
@@ -589,8 +590,7 @@ def test_the_first_answer_teaches_aec3_the_room_within_a_second_not_after_its_mu
         out = np.concatenate([gate.process(mic[i:i + BLOCK], t0 + i / SR) for i in range(0, n, BLOCK)])
         return _voice_snr_db(out, user[:n], slice(user_at, user_at + len(said))), gate
 
-    first, gate = heard(learn_first=False)
-    assert gate.replayed and not gate._aec_learning()
+    first, _ = heard(learn_first=False)
     warm, _ = heard(learn_first=True)
     assert first > warm - 1.5, (first, warm)
 

@@ -37,9 +37,6 @@ CLEAR_ECHO_CORR = 0.6
 AEC3_LEARNING_S = 2.5
 #: A far-end block with more energy than this is the speaker playing, not silence
 FAR_PLAYING = 1e-6
-#: How much of the first answer (heard with its echo) is kept to replay to AEC3, so that it learns
-#: the room from it at once instead of muting the microphone for its first 2.5 s of listening
-REPLAY_S = 0.6
 
 
 def aec_available() -> bool:
@@ -184,10 +181,6 @@ class FramedAec:
         out, self._out = self._out[: len(x)], self._out[len(x):]
         return out
 
-    def train(self, mic, far) -> None:
-        """Let AEC3 learn from audio heard before (whole frames), its output thrown away."""
-        self.processor.process(mic, far)
-
 
 @dataclass
 class _Stats:
@@ -220,9 +213,6 @@ class EchoCanceller:
         self._gains: collections.deque = collections.deque(maxlen=15)  # latest estimates of the echo's gain
         self._loud_run = 0  # consecutive blocks far louder than the echo explains
         self._far_heard = 0  # samples AEC3 has cancelled while the speaker played
-        # the last ~2 s of (microphone, far-end) blocks while AEC3 is learning: what it replays
-        self._first_heard: collections.deque = collections.deque(maxlen=64)
-        self.replayed = False
         self.dtd_margin = 8.0  # 9 dB above the expected echo
         #: ... and 10 dB above the room's noise: when the card ran dry and playback resumed, the
         #: echo window can hold next to nothing, and a faint echo barely above the noise then
@@ -262,8 +252,6 @@ class EchoCanceller:
         heard = self._delayed(x)
         if far_e > FAR_PLAYING:
             self._far_heard += len(x)
-        if self._aec_learning() and (self._first_heard or far_e > FAR_PLAYING):
-            self._first_heard.append((x, far))
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
         corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
@@ -290,8 +278,6 @@ class EchoCanceller:
         # And with nothing played lately (the speaker silent for longer than its echo lasts)
         # there is nothing to cancel: AEC3 still in double-talk after a barge-in distorted the
         # words that followed ("What time is it in Tokyo?" came back as "... in tow, kiddo?").
-        if self._aec_learning() and self._replay_ready():
-            self._replay_first_answer()
         if not (self.echo_path_heard() and self.far_active()):
             return heard
         return heard if self._aec_learning() and self._voice_over_echo(raw_e, corr, gain) else clean
@@ -314,40 +300,13 @@ class EchoCanceller:
         self._raw_delay = joined[len(x):]
         return joined[: len(x)]
 
-    def _replay_ready(self) -> bool:
-        """The first answer has been heard long enough to learn the room from: its echo's delay
-        is measured (and handed to AEC3) and ``REPLAY_S`` of it played."""
-        played = sum(len(f) for _, f in self._first_heard)
-        return len(self._lags) >= 8 and played >= REPLAY_S * SAMPLE_RATE and self.echo_path_heard()
-
-    def _replay_first_answer(self) -> None:
-        """Feed AEC3 what it heard of the first answer again (its output thrown away) until it
-        has had the 2.5 s of far-end signal it learns from. Left to learn in real time, it mutes
-        the microphone for those 2.5 s, and a user who goes on talking as the first answer
-        starts is lost. The replay is the room's own echo, not a model of it; 2.5 s of it takes
-        AEC3 about 40 ms on one core, once per canceller."""
-        import numpy as np
-
-        pairs = list(self._first_heard)
-        self._first_heard.clear()
-        mic = np.concatenate([x for x, _ in pairs])
-        far = np.concatenate([f for _, f in pairs])
-        n = len(mic) // FRAME * FRAME
-        played = sum(len(f) for _, f in pairs if float(np.mean(np.square(f))) > FAR_PLAYING)
-        while n and played and self._far_heard < AEC3_LEARNING_S * SAMPLE_RATE:
-            self._aec.train(mic[:n], far[:n])
-            self._far_heard += played
-        self.replayed = True
-        log.debug("AEC3 learned the room from %.2f s of the first answer, replayed",
-                  sum(len(x) for x, _ in pairs) / SAMPLE_RATE)
-
     def resume(self) -> None:
         """A new microphone stream in the same room (hands-free switched off and on again). What
         was learned about the room is kept: AEC3's filter, the echo's delay and loudness. Started
         afresh, AEC3 mutes the microphone for the first 2.5 s of the next answer, the user's words
         included (bench/voice_latency.py --only 6 --warm: second parts said over an answer's start,
         78/108 words heard against 50/108). What the old stream heard is dropped."""
-        for history in (self._stats, self._raw_hist, self._far_hist, self._far_energy, self._path, self._first_heard):
+        for history in (self._stats, self._raw_hist, self._far_hist, self._far_energy, self._path):
             history.clear()
         self._loud_run = 0
 
