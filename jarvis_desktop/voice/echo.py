@@ -187,6 +187,7 @@ class _Stats:
     raw: float
     clean: float
     corr: float
+    before: float  # the raw energy of what ``clean`` was cancelled from (as late as AEC3's output)
 
 
 class EchoCanceller:
@@ -255,7 +256,8 @@ class EchoCanceller:
         raw_e = float(np.mean(np.square(x, dtype=np.float64)))
         corr = self._correlation(x) if raw_e > 1e-9 and max(self._far_energy) > 1e-8 else 0.0
         far_win = self._far_window_energy()  # after the correlation, which may have measured the delay
-        self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr))
+        self._stats.append(_Stats(raw_e, float(np.mean(np.square(clean, dtype=np.float64))), corr,
+                                  float(np.mean(np.square(heard, dtype=np.float64)))))
         self._raw_hist.append(raw_e)
         gain = self.echo_gain()
         expected = (gain or 0.0) * far_win  # the echo energy the speaker explains
@@ -433,7 +435,7 @@ class EchoCanceller:
         if statistics.median(s.corr for s in heard) > self.max_corr:
             return True  # the microphone hears mostly what is being played
         if self._aec is not None:  # what is left after cancellation is far below what came in
-            raw = sum(s.raw for s in heard)
+            raw = sum(s.before for s in heard)  # the same stretch of sound as the cancelled blocks
             clean = sum(s.clean for s in heard)
             return raw <= 1e-10 or 10 * math.log10(max(clean, 1e-12) / raw) < self.keep_ratio_db
         return False
