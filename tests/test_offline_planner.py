@@ -306,6 +306,18 @@ def test_a_step_on_a_file_that_was_not_attached_marks_the_plan_with_the_file_to_
     assert [t.task for t in check.plan.tasks] == ["image-to-text", "text-to-speech"] and not check.missing
 
 
+def test_a_text_step_on_a_recording_or_photo_nobody_attached_asks_for_it(planner, files):
+    """"summarize the recording" with none given summarised the request's own three words."""
+    check = planner.plan("summarize the recording", [])
+    assert check.missing == ["a recording"]
+    check = planner.plan("translate the text in this photo into French", [])
+    assert check.missing == ["a photo or picture"]
+    check = planner.plan("summarize the recording", [files["memo.wav"]])
+    assert [t.task for t in check.plan.tasks] == ["automatic-speech-recognition", "summarization"] and not check.missing
+    check = planner.plan("summarize this: 'The council met on Monday and agreed to close the bridge for repairs.'", [])
+    assert not check.missing
+
+
 def test_a_step_found_where_no_file_of_its_kind_is_spoken_of_is_only_dropped(planner, files):
     """A photo question read into a request about a recording is a misreading, not a missing photo."""
     check = planner.plan("is the person in this audio male or female", [files["memo.wav"]])

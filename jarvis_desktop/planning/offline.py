@@ -441,6 +441,8 @@ class OfflinePlanner:
                     src = _nearest_file(kind, d.start, st)
                     if src:
                         return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
+                    if not dry and self._asks_for_file(kind, st, clause):
+                        st.missing.append(kind)  # "summarize the recording" with none given: not the request's words
         free = [
             i for i, q in enumerate(r.quotes)
             if i not in st.used_quotes and (allow_quote_question or not q.text.rstrip().endswith("?"))
