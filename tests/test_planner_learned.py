@@ -390,3 +390,15 @@ def test_a_word_shares_its_familys_features_so_an_unseen_form_still_reads():
     assert families("summarising the meeting") == families("a summarization of the meetings") == {"s:summar", "s:meetin"}
     assert "s:summar" in shipped_model().vocab  # the shipped weights know the family
     assert families("cut it out") == set()  # short words are their own family
+
+
+@pytest.mark.parametrize("request_text, names, expected", [
+    ("We recorded this at the lake last night. What bird is that?", ["lake.wav"], ["audio-classification"]),
+    ("I recorded my cello practice yesterday. Please get rid of the buzzing in it.", ["cello.wav"], ["audio-to-audio"]),
+    ("I've got a recording of the meeting, transcribe it", ["meeting.wav"], ["automatic-speech-recognition"]),
+    ("I recorded a talk, please transcribe it", ["talk.wav"], ["automatic-speech-recognition"]),
+])
+def test_a_clause_telling_how_the_file_came_about_adds_no_step(planner, tmp_path, request_text, names, expected):
+    """"I recorded it at the lake" says where the recording is from; the request is the other clause.
+    (A clause like it that is the only one on that file keeps its step: "I recorded a talk, ...".)"""
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == expected

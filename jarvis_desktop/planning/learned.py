@@ -111,6 +111,7 @@ class LearnedDetector(Detector):
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
+        found = _without_told_about(found, views, seg)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _spoken_readings(found, views, m, seg)
@@ -219,6 +220,30 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
             continue
         out.append((i, j, label))
     return out
+
+
+def _without_told_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
+    """Drop a step on a recording or photo found in a clause that only tells how the file came
+    about ("I recorded it in my backyard", "I've recorded my piano practice": first person, past
+    tense) when a step in another clause reads that kind of file: the request is the other clause."""
+    told = {i for i in {i for i, _, _ in found} if _tells_what_happened(_tokens_in(seg, views[i].span))}
+    if not told:
+        return found
+    asked = {_media_input(label) for i, _, label in found if i not in told} - {None}
+    return [f for f in found if not (f[0] in told and _media_input(f[2]) in asked)]
+
+
+def _tells_what_happened(toks) -> bool:
+    """The clause's main verb is in the past with "I"/"we" as its subject ("I recorded", "we
+    took", "I've recorded"): an account, not a request."""
+    for k, t in enumerate(toks):
+        if t.pos == "VERB" and t.dep == "ROOT":
+            if t.lemma in ("get", "have"):
+                return False  # "I've got a photo": what the user has now
+            subject = [u.lower for u in toks[max(0, k - 3):k] if u.dep == "nsubj"]
+            past = t.tag == "VBD" or t.tag == "VBN" and any(u.lemma == "have" for u in toks[max(0, k - 2):k])
+            return past and bool(subject) and subject[-1] in ("i", "we")
+    return False
 
 
 def _file_steps(labels: list[str], kind: str | None, answering: bool) -> list[int]:

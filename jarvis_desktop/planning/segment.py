@@ -30,6 +30,7 @@ class Token:
     lemma: str
     pos: str
     dep: str
+    tag: str = ""  # the fine-grained tag (VBD: a verb in the past tense)
 
 
 @dataclass
@@ -54,7 +55,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True)
         clauses = _clauses(text, protected)
         return Segmentation(clauses, _regex_tokens(text), [c.start for c in clauses], parsed=False)
     doc = nlp(text)
-    tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_) for t in doc]
+    tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_, t.tag_) for t in doc]
     cuts = {0}
     for sent in doc.sents:
         cuts.add(sent.start_char)
