@@ -61,8 +61,12 @@ class PlanOutput:
 def plan_output(assistant: Any, request: str, attachments: list[Attachment]) -> PlanOutput:
     """Plan ``request`` and render it as the command shows it: JSON on stdout, notes on stderr."""
     check, note = assistant.make_plan(request, attachments)
-    notes = [f"planner: {note}"] + [f"repaired: {r}" for r in check.repairs] + [f"error: {e}" for e in check.errors]
     plan = check.plan
+    # the planner's own notes say why a plan is empty or shorter than asked ("skipped image-to-text:
+    # it needs image input and none was given"); an error already said is not said twice
+    said = set(check.errors)
+    notes = ([f"planner: {note}"] + [f"note: {n}" for n in (plan.notes if plan is not None else []) if n not in said]
+             + [f"repaired: {r}" for r in check.repairs] + [f"error: {e}" for e in check.errors])
     stdout = json.dumps(plan.to_json() if plan else [], ensure_ascii=False, indent=2) + "\n"
     code = 0 if check.ok or (plan is not None and not check.errors) else 1
     return PlanOutput(stdout, "".join(n + "\n" for n in notes), code)

@@ -101,3 +101,11 @@ def test_a_file_named_in_the_request_and_found_here_is_attached(jarvis_env, tmp_
     plan = json.loads(out.stdout)
     assert plan[0]["task"] == "image-to-text" and plan[0]["args"]["image"] == str((tmp_path / "photo.png").resolve())
     assert "attached photo.png (named in the request)" in out.stderr
+
+
+def test_plan_says_why_a_plan_is_empty_or_shorter_than_asked(jarvis_env, tmp_path):
+    out = jarvis("plan", "tell me a joke about penguins")
+    assert out.returncode == 0 and json.loads(out.stdout) == []
+    assert "note: no task an expert can do was found in the request; it will be answered as chat" in out.stderr
+    out = jarvis("plan", "caption this and read it aloud")
+    assert "note: skipped image-to-text: it needs image input and none was given" in out.stderr
