@@ -21,6 +21,7 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
+from .missing import asks_for_file, missing_files
 from .references import file_references
 
 log = logging.getLogger(__name__)
@@ -153,7 +154,7 @@ class OfflinePlanner:
             # the plan is the draft without the steps on those files: run, it would work on the
             # wrong thing ("describe photo.jpg and read it aloud" read "Read it aloud" aloud), so
             # the assistant runs nothing and tells the user what to attach
-            check.missing = _missing_files(state)
+            check.missing = missing_files(state.missing, reading, attachments, state.pointed)
             check.plan.notes.append(missing_files_message(check.missing))
         if self.embedding_note and check.plan is not None:
             check.plan.notes.append(self.embedding_note)
@@ -223,7 +224,7 @@ class OfflinePlanner:
             if v is None:
                 if not dry:
                     st.notes.append(f"skipped {d.task}: it needs {kind} input and none was given")
-                    if kind != "text" and self._asks_for_file(kind, st, clause):
+                    if kind != "text" and asks_for_file(kind, st.reading, st.attachments, clause, self.kb.media_words):
                         st.missing.append(kind)
                 return "skip"
             args[name] = v
@@ -331,21 +332,6 @@ class OfflinePlanner:
                 return str(audio[0].path)
         return None
 
-    def _asks_for_file(self, kind: str, st: _State, clause: Span) -> bool:
-        """Whether the request itself says a file of ``kind`` should be there: it names one
-        ("photo.jpg") that was not attached, or the step's clause points at one ("this photo",
-        "my recording") and none of that kind came. A step found where the words speak of no such
-        file (a photo question read into "is the person in this audio male or female") is only
-        dropped, as before."""
-        attached = {a.path.name.lower() for a in st.attachments}
-        if any(kind_of(f.text) == kind and Path(f.text).name.lower() not in attached for f in st.reading.files):
-            return True
-        if any(a.kind == kind for a in st.attachments):
-            return False
-        words = "|".join(sorted(self.kb.media_words.get(kind, ())))
-        return bool(words) and re.search(rf"\b(?:this|that|the|my|these|those|attached|our|his|her)\s+(?:\w+\s+)?(?:{words})\b",
-                                         clause.text, re.I) is not None
-
     def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
         for n in st.nodes:
             if n.task in ("automatic-speech-recognition", "audio-classification") and n.args.get("audio") == audio:
@@ -441,7 +427,7 @@ class OfflinePlanner:
                     src = _nearest_file(kind, d.start, st)
                     if src:
                         return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
-                    if not dry and self._asks_for_file(kind, st, clause):
+                    if not dry and asks_for_file(kind, st.reading, st.attachments, clause, self.kb.media_words):
                         st.missing.append(kind)  # "summarize the recording" with none given: not the request's words
         free = [
             i for i, q in enumerate(r.quotes)
@@ -540,7 +526,7 @@ class OfflinePlanner:
             if src is None:
                 if "image" in later:
                     return "defer"
-                if not dry and self._asks_for_file("image", st, r.clauses[r.clause_at(d.start)]):
+                if not dry and asks_for_file("image", r, st.attachments, r.clauses[r.clause_at(d.start)], self.kb.media_words):
                     st.missing.append("image")
                 return "skip"
             if dry:
@@ -579,21 +565,6 @@ def _uses(args: dict[str, str]) -> list[int]:
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
     return PlanCheck(Plan([], "offline", [*(more or []), note]))
-
-
-#: How the answer names a kind of file the request needs when the request gives it no name
-_KIND_WORDS = {"image": "a photo or picture", "audio": "a recording", "video": "a video"}
-
-
-def _missing_files(st: _State) -> list[str]:
-    """The files the request needs that were not attached: the ones it names (``talk.mp3``),
-    else the kind (a recording)."""
-    kinds = list(dict.fromkeys(st.missing))
-    attached = {a.path.name.lower() for a in st.attachments}
-    named = list(dict.fromkeys(f.text for f in st.reading.files if kind_of(f.text) in kinds
-                               and Path(f.text).name.lower() not in attached and (f.start, f.end) not in st.pointed))
-    named_kinds = {kind_of(n) for n in named}
-    return named + [_KIND_WORDS.get(k, f"a {k} file") for k in kinds if k not in named_kinds]
 
 
 def _reader_follows(d: Detection, st: _State) -> bool:
