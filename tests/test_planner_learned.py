@@ -195,6 +195,17 @@ def test_control_map_and_its_generator_are_linked(planner, tmp_path, request_tex
     assert gen.args["image"] == placeholder(control.id)
 
 
+@pytest.mark.parametrize("request_text,tasks", [
+    # nothing to draw besides the map: the map alone, not a generator with "the pose of this" as its prompt
+    ("the pose of this", ["openpose-control"]),
+    # something to draw, in as few words: the map and its generator
+    ("the pose of this, then a robot doing the same", ["openpose-control", "openpose-text-to-image"]),
+    ("edges of this, and a stained glass window from them", ["canny-control", "canny-text-to-image"]),
+])
+def test_a_control_map_alone_unless_something_is_to_be_drawn_from_it(planner, tmp_path, request_text, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, "kid.jpg"))) == tasks
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

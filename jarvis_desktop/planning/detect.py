@@ -534,6 +534,30 @@ def named_control_map(text: str, words: list | None = None) -> str | None:
     return min(hits)[1] if hits else None
 
 
+#: Words that name a control map or ask for one, beyond ``CONTROL_WORDS``: with only these, a file
+#: and the words for a photo, a request asks for the map, not for a picture drawn from it.
+_MAP_REQUEST_WORDS = frozenset(
+    "map maps control controlnet surface mlsd canny hed openpose soft straight estimation estimate line lines edge "
+    "edges outline pose skeleton depth normal normals segmentation seg please pls plz get need want only nothing "
+    "else just give make extract show compute run pull detect find thanks ok okay hey hi".split()
+)
+
+
+def draws_nothing(words: list[str], image_words: set[str]) -> bool:
+    """Whether a request (its words, file names left out) names nothing to draw besides the control
+    map itself ("canny edges of building.jpg", "pose skeleton from this pls"): a generator guided by
+    the map would have no subject, so the map alone is asked for."""
+    from .wordvecs import STOPWORDS
+
+    for w in words:
+        w = w.lower()
+        if len(w) < 2 or not w.isalpha() or w in STOPWORDS or w in _MAP_REQUEST_WORDS or w in image_words:
+            continue
+        if named_control_map(w, CONTROL_WORDS) is None:
+            return False
+    return True
+
+
 def control_kind(text: str, request: str = "") -> str:
     """Which control map a clause names; when it names none, the one the whole ``request`` names
     ("take the pose of the girl in this picture and draw a superhero in it"); else canny. A word

@@ -18,7 +18,7 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, named_control_map
+from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .references import file_references
@@ -118,6 +118,13 @@ class LearnedDetector(Detector):
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
         labels_found = {label for _, _, label in found}
+        if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
+                [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],
+                self.kb.media_words.get("image", set())):
+            # nothing to draw: the map alone was asked for
+            found = [(i, m.labels.index(CONTROL), CONTROL) if lab == GUIDED else (i, j, lab) for i, j, lab in found
+                     if lab != GUIDED or CONTROL not in labels_found]
+            labels_found = {label for _, _, label in found}
         if CONTROL in labels_found and "text-to-image" in labels_found and GUIDED not in labels_found:
             # a control map and an image to make: the image is generated from the map
             found = [(i, m.labels.index(GUIDED) if lab == CONTROL else j, GUIDED if lab == CONTROL else lab)
