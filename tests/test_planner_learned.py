@@ -206,6 +206,21 @@ def test_a_control_map_alone_unless_something_is_to_be_drawn_from_it(planner, tm
     assert tasks_of(planner.plan(request_text, attach(tmp_path, "kid.jpg"))) == tasks
 
 
+@pytest.mark.parametrize("request_text,files", [
+    ("putting the lease scan and the voicemail here so you have them, nothing to do yet", ["lease.png", "vm.wav"]),
+    ("oops wrong picture, don't do anything with it", ["cat.jpg"]),
+    ("wait, never mind, I'll get back to it later", ["song.mp3"]),
+])
+def test_files_left_for_later_run_nothing(planner, tmp_path, request_text, files):
+    check = planner.plan(request_text, attach(tmp_path, *files))
+    assert check.ok and tasks_of(check) == []
+
+
+def test_a_request_after_never_mind_still_runs(planner, tmp_path):
+    check = planner.plan("hmm actually never mind the colours, just read me what the sign says", attach(tmp_path, "sign.jpg"))
+    assert tasks_of(check) == ["image-to-text", "text-to-speech"]
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

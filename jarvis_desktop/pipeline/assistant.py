@@ -28,7 +28,7 @@ from ..textclean import clean_text, escape_names, one_line
 from . import events as ev
 from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
-from .plan import Plan, PlanCheck, Task, missing_files_message
+from .plan import Plan, PlanCheck, Task, held_files_message, missing_files_message
 from .planner import LLMPlanner, Turn
 from .responder import capabilities_answer, chat_answer, compose_answer, controller_answer, stream_words
 from .selector import Choice, ModelSelector, run_choice
@@ -243,7 +243,7 @@ class Assistant:
             return PlanCheck(Plan([], "offline", [message]), [message], check.repairs, check.missing)
         if check.plan is None:
             check.plan = Plan([], "offline")
-        if not check.plan.tasks and attachments and not check.errors:
+        if not check.plan.tasks and attachments and not check.errors and not check.held:
             fallback = self._file_plan(text, attachments)
             if fallback.plan:
                 return fallback
@@ -372,7 +372,7 @@ class Assistant:
         # 4. respond
         bus.emit(ev.StageStarted(rid, "respond"))
         t0 = time.perf_counter()
-        answer, composer = self._respond(rid, bus, text, plan, result, history, check, cancel, controller_down)
+        answer, composer = self._respond(rid, bus, text, plan, result, history, check, cancel, controller_down, attachments)
         if cancel.cancelled:
             return cancelled("respond")
         result.answer, result.composer = answer, composer
@@ -394,7 +394,8 @@ class Assistant:
 
         return run
 
-    def _respond(self, rid, bus, text, plan, result, history, check, cancel, controller_down: str = "") -> tuple[str, str]:
+    def _respond(self, rid, bus, text, plan, result, history, check, cancel, controller_down: str = "",
+                 attachments: list[Attachment] | None = None) -> tuple[str, str]:
         def token(piece: str) -> None:
             if not cancel.cancelled:
                 bus.emit(ev.AnswerToken(rid, piece))
@@ -426,6 +427,8 @@ class Assistant:
             answer = prefix + compose_answer(plan, result.choices, result.results)
         elif check.missing:  # the request names what it needs: asking again with it attached is the fix
             answer = prefix + missing_files_message(check.missing)
+        elif check.held:  # "here's the contract, nothing to do yet"
+            answer = prefix + held_files_message([a.path.name for a in attachments or []])
         else:
             reason = "; ".join(_short(e) for e in check.errors[:2]) if check.errors else ""
             answer = prefix + capabilities_answer(self.local_task_types(), reason)

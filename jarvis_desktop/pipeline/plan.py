@@ -104,6 +104,9 @@ class PlanCheck:
     #: files the request needs that were not attached (their names, or "a recording"): nothing
     #: can run until they are, and the answer says so instead of listing what it can do
     missing: list[str] = field(default_factory=list)
+    #: the request puts its files aside for later ("nothing to do yet"): nothing is run, not even
+    #: the natural step on each file, and the answer says the files are kept
+    held: bool = False
 
     @property
     def ok(self) -> bool:
@@ -117,6 +120,13 @@ def missing_files_message(needs: list[str]) -> str:
     what = ", ".join(needs[:-1]) + " and " + needs[-1] if many else needs[0]
     return (f"This request needs {what}, which {'were' if many else 'was'} not attached. "
             f"Attach {'them' if many else 'it'} and ask again; nothing was run.")
+
+
+def held_files_message(names: list[str]) -> str:
+    """What the user is told when the request puts its files aside for later."""
+    what = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else (names[0] if names else "")
+    later = f" with {what}, ask again and attach {'it' if len(names) == 1 else 'them'}" if what else ", ask again"
+    return f"Okay, nothing was run. When you want something done{later}."
 
 
 class PlanParseError(ValueError):

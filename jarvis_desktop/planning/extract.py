@@ -60,6 +60,7 @@ class RequestReading:
     subject: str | None = None
     english: bool = True
     notes: list[str] = field(default_factory=list)
+    held: bool = False  # the request puts everything aside for later (set by the step finder)
 
     def clause_at(self, pos: int) -> int:
         for i, c in enumerate(self.clauses):

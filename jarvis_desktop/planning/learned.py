@@ -117,6 +117,8 @@ class LearnedDetector(Detector):
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
+        if _on_hold(reading.text, seg):
+            found, reading.held = [], True
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
                 [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],
@@ -336,6 +338,26 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
 _CARRIERS = {"do", "have", "need", "want", "bother", "be"}
 #: Words after which the rest of the clause is asked for again ("don't read it, just show me")
 _TURNS = {"just", "only", "but", "instead", "rather"}
+
+
+#: Words that put a whole request on hold: the files are for later, or what was asked is taken back.
+_HOLD_RE = re.compile(
+    r"\b(?:nothing (?:to do|yet|for now)\b|(?:don'?t|do not|not) do (?:anything|nothing)\b|no need to do anything"
+    r"|never ?mind(?=\s*(?:[,.!;?]|$|forget|cancel|scrap|that\b|it\b|i\b|i'))|(?:keeping|leaving|parking|storing|saving) (?:it|them|this|these|those|(?:the|my) \w+) here"
+    r"|(?:come|get) back to (?:it|them|this|that|these) later|i(?:'ll| will) (?:say|tell you|let you know) when)",
+    re.I)
+
+
+def _on_hold(text: str, seg) -> bool:
+    """The request ends by putting everything on hold ("here's the contract, nothing to do yet",
+    "wrong file, don't do anything with it", "never mind, I'll come back to it later"): no step is
+    run. Not when a new request follows ("never mind, just tell me what it is")."""
+    last = None
+    for last in _HOLD_RE.finditer(text):
+        pass
+    if last is None:
+        return False
+    return not any(t.start >= last.end() and t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in seg.tokens)
 
 
 #: How strongly a declined verb must ask for a step on its own (its weights for that step, summed)

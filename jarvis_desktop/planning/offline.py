@@ -139,6 +139,8 @@ class OfflinePlanner:
         if not reading.english:
             return _empty("the offline planner understands requests in English only; nothing was planned")
         dets = self.detector.detect(reading, attachments)
+        if not dets and reading.held:
+            return PlanCheck(Plan([], "offline", ["the request leaves its files for later; nothing was planned"]), held=True)
         if not dets:
             return _empty("no task an expert can do was found in the request; it will be answered as chat", reading.notes)
         pointed = file_references(reading, attachments)
