@@ -221,6 +221,17 @@ def test_a_request_after_never_mind_still_runs(planner, tmp_path):
     assert tasks_of(check) == ["image-to-text", "text-to-speech"]
 
 
+@pytest.mark.parametrize("request_text,tasks", [
+    # "read" in the user's own inability is no request to read aloud
+    ("what's on this label? I can't read it", ["image-to-text"]),
+    ("whats written here. i cant read it at all", ["image-to-text"]),
+    # ... but not knowing the language still asks for a translation
+    ("what does this sign mean? we don't read Korean", ["image-to-text", "translation"]),
+])
+def test_what_the_user_cannot_do_is_a_reason_not_a_step(planner, tmp_path, request_text, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, "label.jpg"))) == tasks
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

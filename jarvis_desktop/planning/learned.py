@@ -86,6 +86,11 @@ class LearnedDetector(Detector):
             # the first or the last clause, as people write it
             for k in range(1, len(views) - 1):
                 P[k] = 0.0
+        for k, v in enumerate(views):
+            if len(views) > 1 and _INABILITY_RE.match(v.span.text):
+                # "..., I can't read it": why the user asks, not a step of its own ("we don't read
+                # Korean" still asks for a translation)
+                P[k, [j for j, label in enumerate(m.labels) if label != "translation"]] = 0.0
         if named_control_map(reading.text) is None:
             # a control map is made of something the request names (the pose, the edges, the depth
             # of a picture): without one of those words, "make a video of it" is not a guided image
@@ -338,6 +343,14 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
 _CARRIERS = {"do", "have", "need", "want", "bother", "be"}
 #: Words after which the rest of the clause is asked for again ("don't read it, just show me")
 _TURNS = {"just", "only", "but", "instead", "rather"}
+
+
+#: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
+#: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
+_INABILITY_RE = re.compile(
+    r"\s*(?:(?:and|but|because|cause|cuz|since|as|coz)\s+)?(?:i|we)\s+(?:really\s+|just\s+|still\s+)?"
+    r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not)\s+(?:really\s+)?"
+    r"(?:read|speak|understand|see|hear|make out|follow|tell)\b[^,;:!?]*[.!]?\s*$", re.I)
 
 
 #: Words that put a whole request on hold: the files are for later, or what was asked is taken back.
