@@ -232,6 +232,19 @@ def test_what_the_user_cannot_do_is_a_reason_not_a_step(planner, tmp_path, reque
     assert tasks_of(planner.plan(request_text, attach(tmp_path, "label.jpg"))) == tasks
 
 
+@pytest.mark.parametrize("request_text", [
+    "could you do translations as well?", "can you do summaries?", "what languages can you translate?",
+    "do you translate texts?",
+])
+def test_a_question_about_what_the_assistant_can_do_runs_nothing(planner, request_text):
+    """Answered with what it can do (a translation of "do translations as well?" helps nobody)."""
+    assert tasks_of(planner.plan(request_text)) == []
+
+
+def test_asking_for_a_thing_in_the_same_words_still_runs(planner):
+    assert tasks_of(planner.plan("can you make a video of a red fox running through snow?")) == ["text-to-video"]
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

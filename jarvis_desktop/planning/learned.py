@@ -20,6 +20,7 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
+from .asks_nothing import asks_about_abilities, on_hold, states_inability
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .references import file_references
 from .segment import load_nlp, segment
@@ -87,7 +88,7 @@ class LearnedDetector(Detector):
             for k in range(1, len(views) - 1):
                 P[k] = 0.0
         for k, v in enumerate(views):
-            if len(views) > 1 and _INABILITY_RE.match(v.span.text):
+            if len(views) > 1 and states_inability(v.span.text):
                 # "..., I can't read it": why the user asks, not a step of its own ("we don't read
                 # Korean" still asks for a translation)
                 P[k, [j for j, label in enumerate(m.labels) if label != "translation"]] = 0.0
@@ -122,8 +123,10 @@ class LearnedDetector(Detector):
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
-        if _on_hold(reading.text, seg):
+        if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
+        elif not (attachments or reading.files or reading.quotes) and asks_about_abilities(reading.text):
+            found = []  # "can u make videos too?": answered by what the assistant can do
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
                 [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],
@@ -343,34 +346,6 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
 _CARRIERS = {"do", "have", "need", "want", "bother", "be"}
 #: Words after which the rest of the clause is asked for again ("don't read it, just show me")
 _TURNS = {"just", "only", "but", "instead", "rather"}
-
-
-#: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
-#: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
-_INABILITY_RE = re.compile(
-    r"\s*(?:(?:and|but|because|cause|cuz|since|as|coz)\s+)?(?:i|we)\s+(?:really\s+|just\s+|still\s+)?"
-    r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not)\s+(?:really\s+)?"
-    r"(?:read|speak|understand|see|hear|make out|follow|tell)\b[^,;:!?]*[.!]?\s*$", re.I)
-
-
-#: Words that put a whole request on hold: the files are for later, or what was asked is taken back.
-_HOLD_RE = re.compile(
-    r"\b(?:nothing (?:to do|yet|for now)\b|(?:don'?t|do not|not) do (?:anything|nothing)\b|no need to do anything"
-    r"|never ?mind(?=\s*(?:[,.!;?]|$|forget|cancel|scrap|that\b|it\b|i\b|i'))|(?:keeping|leaving|parking|storing|saving) (?:it|them|this|these|those|(?:the|my) \w+) here"
-    r"|(?:come|get) back to (?:it|them|this|that|these) later|i(?:'ll| will) (?:say|tell you|let you know) when)",
-    re.I)
-
-
-def _on_hold(text: str, seg) -> bool:
-    """The request ends by putting everything on hold ("here's the contract, nothing to do yet",
-    "wrong file, don't do anything with it", "never mind, I'll come back to it later"): no step is
-    run. Not when a new request follows ("never mind, just tell me what it is")."""
-    last = None
-    for last in _HOLD_RE.finditer(text):
-        pass
-    if last is None:
-        return False
-    return not any(t.start >= last.end() and t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in seg.tokens)
 
 
 #: How strongly a declined verb must ask for a step on its own (its weights for that step, summed)

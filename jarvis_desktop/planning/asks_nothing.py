@@ -1,0 +1,63 @@
+"""What in a request asks for no step: files left for later, a question about what the
+assistant can do, a clause that only gives the user's reason ("I can't read it").
+
+The step classifier reads verbs ("read", "translate", "make videos") as steps wherever they stand;
+these closed sets of wordings say when such a verb is not asked of the assistant now.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
+#: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
+_INABILITY_RE = re.compile(
+    r"\s*(?:(?:and|but|because|cause|cuz|since|as|coz)\s+)?(?:i|we)\s+(?:really\s+|just\s+|still\s+)?"
+    r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not)\s+(?:really\s+)?"
+    r"(?:read|speak|understand|see|hear|make out|follow|tell)\b[^,;:!?]*[.!]?\s*$", re.I)
+
+
+#: Words that put a whole request on hold: the files are for later, or what was asked is taken back.
+_HOLD_RE = re.compile(
+    r"\b(?:nothing (?:to do|yet|for now)\b|(?:don'?t|do not|not) do (?:anything|nothing)\b|no need to do anything"
+    r"|never ?mind(?=\s*(?:[,.!;?]|$|forget|cancel|scrap|that\b|it\b|i\b|i'))|(?:keeping|leaving|parking|storing|saving) (?:it|them|this|these|those|(?:the|my) \w+) here"
+    r"|(?:come|get) back to (?:it|them|this|that|these) later|i(?:'ll| will) (?:say|tell you|let you know) when)",
+    re.I)
+
+
+def on_hold(text: str, tokens: list) -> bool:
+    """The request ends by putting everything on hold ("here's the contract, nothing to do yet",
+    "wrong file, don't do anything with it", "never mind, I'll come back to it later"): no step is
+    run. Not when a new request follows ("never mind, just tell me what it is")."""
+    last = None
+    for last in _HOLD_RE.finditer(text):
+        pass
+    if last is None:
+        return False
+    return not any(t.start >= last.end() and t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in tokens)
+
+
+def states_inability(clause: str) -> bool:
+    """The clause only says what the user cannot do ("I can't read the language")."""
+    return bool(_INABILITY_RE.match(clause))
+
+
+#: Things a user may ask whether the assistant can do, in general ("can you make videos too?").
+_GENERIC = (r"(?:stuff|things|anything|something|videos|pictures|pics|images|photos|music|songs|audio|texts?|documents"
+            r"|languages|speech|voices|transcripts|translations|summaries|captions|drawings|art)")
+_ABILITY_RES = [
+    re.compile(r"\bwhat (?:else |kinds? of (?:things|stuff) |sorts? of (?:things|stuff) )?(?:can|could) (?:you|u) do\b", re.I),
+    re.compile(r"\b(?:which|what) languages (?:can|do|could) (?:you|u)\b", re.I),
+    re.compile(r"^(?:(?:so|and|hey|hi|um|uh|ok|okay|also|oh|wait),? )*(?:can|could|do|will) (?:you|u) "
+               r"(?:also |even |actually |really )?\w+(?: " + _GENERIC + r")?(?: for me)?(?: too| as well| also)?"
+               r"\s*\??\s*(?:just asking\b.*)?$", re.I),
+    re.compile(r"\bjust asking\b", re.I),
+]
+
+
+def asks_about_abilities(text: str) -> bool:
+    """A question about what the assistant can do ("what can you do with pictures?", "which
+    languages do u translate?", "can you summarise stuff for me? just asking"), not a request to do
+    it: the answer is what it can do. The caller checks that no file or quoted text came with it."""
+    text = text.strip()
+    return any(rx.search(text) for rx in _ABILITY_RES)
