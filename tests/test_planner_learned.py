@@ -245,6 +245,15 @@ def test_asking_for_a_thing_in_the_same_words_still_runs(planner):
     assert tasks_of(planner.plan("can you make a video of a red fox running through snow?")) == ["text-to-video"]
 
 
+def test_a_step_asked_in_a_clause_stays_there_though_the_next_names_its_result(planner, tmp_path):
+    """"the clean voice" names the cleaning's result in the second clause; the cleaning was asked
+    for in the first, so it runs first and the transcript is made from its output."""
+    check = planner.plan("remove the music from this, and then transcribe the clean voice", attach(tmp_path, "song.mp3"))
+    assert tasks_of(check) == ["audio-to-audio", "automatic-speech-recognition"]
+    clean, asr = check.plan.tasks
+    assert asr.args["audio"] == placeholder(clean.id)
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

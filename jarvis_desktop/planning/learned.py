@@ -114,6 +114,7 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
@@ -340,6 +341,29 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             out.append((i, j, m.labels[j]))
             labels.add(j)
     return out
+
+
+def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
+                          seg) -> list[tuple[int, int, str]]:
+    """A step placed in a clause that asks more strongly for another step moves to the clause just
+    before, when that one asks for it and nothing else and the later one follows it ("then ..."):
+    "strip the hum out of it first, then transcribe the cleaned-up audio" asks for the cleaning in
+    its first clause, though "cleaned-up audio" scores it higher in the second."""
+    out = list(found)
+    claimed = {i for i, _, _ in out}
+    for n, (i2, j, label) in enumerate(out):
+        i = i2 - 1
+        if i < 0 or i in claimed or not _THEN_RE.match(views[i2].span.text):
+            continue
+        if int(P[i].argmax()) == j and P[i, j] >= m.threshold and any(
+                i3 == i2 and k != j and P[i2, k] > P[i2, j] for i3, k, _ in out):
+            out[n] = (i, j, label)
+            claimed.add(i)
+    return out
+
+
+#: How a clause says it comes after the one before ("..., and then transcribe it").
+_THEN_RE = re.compile(r"\W*(?:and\s+|,\s*)?(?:then|afterwards|after that|next|finally)\b", re.I)
 
 
 #: Verbs that carry a declined step's verb ("you don't have to say it", "I don't need it read")
