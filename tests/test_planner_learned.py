@@ -254,6 +254,11 @@ def test_a_step_asked_in_a_clause_stays_there_though_the_next_names_its_result(p
     assert asr.args["audio"] == placeholder(clean.id)
 
 
+@pytest.mark.parametrize("request_text", ["transcribe it and never mind the photo", "transcribe it, and forget about the picture"])
+def test_a_file_the_user_says_to_leave_alone_gets_no_step(planner, tmp_path, request_text):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, "memo.wav", "desk.jpg"))) == ["automatic-speech-recognition"]
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

@@ -175,7 +175,7 @@ class LearnedDetector(Detector):
             words = self.kb.media_words.get(kind, set())
             toks = [_tokens_in(seg, v.span) for v in views]
             named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features or {t.lower for t in toks[i]} & words]
-            if not named or any(t.lemma == "ignore" for i in named for t in toks[i]):
+            if not named or any(_LEAVE_RE.search(views[i].span.text) for i in named):
                 continue  # the request does not talk about it, or says to leave it ("ignore the photo")
             asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & _QUESTION_WORDS for i in named)
             cands = _file_steps(m.labels, kind, answering=asked)  # a question answered from the file needs a question
@@ -210,6 +210,10 @@ class LearnedDetector(Detector):
             clause = reading.clauses[reading.clause_at(start)]
             return Detection(f"{control_kind(clause.text, reading.text)}-control", start, end, "learned")
         return Detection(label, start, end, "learned")
+
+
+#: Words that say to leave a file alone ("ignore the photo", "never mind the picture").
+_LEAVE_RE = re.compile(r"\b(?:ignor\w*|never ?mind|forget about|skip|leave out)\b", re.I)
 
 
 #: Two steps found in one clause that read the same kind of file (an image, a recording) are rival
