@@ -259,6 +259,16 @@ def test_a_file_the_user_says_to_leave_alone_gets_no_step(planner, tmp_path, req
     assert tasks_of(planner.plan(request_text, attach(tmp_path, "memo.wav", "desk.jpg"))) == ["automatic-speech-recognition"]
 
 
+def test_a_later_step_in_the_same_clause_reads_the_result_not_the_file_again(planner, tmp_path):
+    """"translate agenda.txt to Dutch, read aloud": the file is what is translated; what is
+    read aloud is the translation (it read the English file aloud)."""
+    for text in ("translate agenda.txt to Dutch, read aloud", "agenda.txt in French, out loud"):
+        check = planner.plan(text, attach(tmp_path, "agenda.txt"))
+        assert tasks_of(check) == ["translation", "text-to-speech"]
+        translation, speech = check.plan.tasks
+        assert translation.args["text"].endswith("agenda.txt") and speech.args["text"] == placeholder(translation.id)
+
+
 def test_a_soft_outline_is_a_soft_edge_map(planner, tmp_path):
     check = planner.plan("Trace the soft outline of this doodle and paint a glass hummingbird with it.", attach(tmp_path, "doodle.png"))
     assert tasks_of(check) == ["hed-control", "hed-text-to-image"]

@@ -415,6 +415,9 @@ class OfflinePlanner:
             rest = clause.text[: own_files[0].start - clause.start] + clause.text[own_files[0].end - clause.start :]
             named = _attachment_value(own_files[0].text, "text", st)
             if named and not (prod and not parallel and RESULT_REF_RE.search(rest)):
+                if prod and not parallel and d.start > own_files[0].end and any(
+                        n.args.get("text") == named and n.pos >= clause.start for n in st.nodes):
+                    return placeholder(prod.id)  # "translate notes.docx to Dutch, read aloud": the translation
                 return named
         if prod and not parallel:
             return placeholder(prod.id)
