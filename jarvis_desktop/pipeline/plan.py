@@ -105,7 +105,7 @@ class PlanCheck:
     #: can run until they are, and the answer says so instead of listing what it can do
     missing: list[str] = field(default_factory=list)
     #: the request puts its files aside for later ("nothing to do yet"): nothing is run, not even
-    #: the natural step on each file, and the answer says the files are kept
+    #: the natural step on each file, and the answer says so
     held: bool = False
 
     @property

@@ -18,9 +18,9 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
+from .asks_nothing import asks_about_abilities, on_hold, states_inability
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
-from .asks_nothing import asks_about_abilities, on_hold, states_inability
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .references import file_references
 from .segment import load_nlp, segment
