@@ -23,6 +23,7 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
+from .step_words import inline_subject, instruction, prompt_text
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +240,7 @@ class OfflinePlanner:
             # "the changes I recorded in memo.wav", "the question in the audio": the words come from speech
             prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
         if d.task == "image-to-image" and d.instruction:
-            args["text"] = placeholder(prod.id) if (text_ref and prod) else _instruction(r.text, d.start, clause)
+            args["text"] = placeholder(prod.id) if (text_ref and prod) else instruction(r.text, d.start, clause)
         if d.task in ("visual-question-answering", "document-question-answering") and text_ref and prod and not any(
             clause.start <= q.start < clause.end for q in r.quotes
         ):
@@ -455,8 +456,8 @@ class OfflinePlanner:
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
-                return r.subject or _inline_subject(d.task, r.text)
-            return _inline_subject(d.task, clause.text) if d.task != "question-answering" else None
+                return r.subject or inline_subject(d.task, r.text)
+            return inline_subject(d.task, clause.text) if d.task != "question-answering" else None
         if d.task == "text-to-video" and not prod and self.detector.says(r, d.start, "image"):
             # "turn this photo of a quote into a video": the video is made from what the image says
             src = _nearest_file("image", d.start, st, before_only=True)
@@ -474,7 +475,7 @@ class OfflinePlanner:
             src = _nearest_file("audio", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
-        return r.subject or _prompt_text(r.text if d.task in ("conversational", "text-generation") else clause.text)
+        return r.subject or prompt_text(r.text if d.task in ("conversational", "text-generation") else clause.text)
 
     def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:
         r = st.reading
@@ -491,7 +492,7 @@ class OfflinePlanner:
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
                 return s[0].upper() + s[1:]
-        return _prompt_text(clause.text)
+        return prompt_text(clause.text)
 
     def _second_text(self, d: Detection, st: _State, clause: Span, first: str) -> str | None:
         r = st.reading
@@ -541,7 +542,7 @@ class OfflinePlanner:
             return "ok"
         clause = r.clauses[r.clause_at(d.start)]
         quotes = [q.text for i, q in enumerate(r.quotes) if i not in st.used_quotes and clause.start <= q.start < clause.end]
-        self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else _prompt_text(clause.text), "image": placeholder(control.id)}, d.start)
+        self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else prompt_text(clause.text), "image": placeholder(control.id)}, d.start)
         return "ok"
 
     def _validate(self, st: _State) -> PlanCheck:
@@ -644,52 +645,6 @@ def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) ->
     return None
 
 
-_LEAD_RE = re.compile(
-    r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now)\b\W*)*"
-    r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
-    re.I,
-)
-
-
-def _prompt_text(text: str) -> str:
-    """A step's words without the polite lead-in, as the text a generation task works from."""
-    s = _LEAD_RE.sub("", text.strip()).strip(" ,;")
-    return (s[0].upper() + s[1:]) if s else text.strip()
-
-
-#: "say X out loud", "translate X into French", "summarize: X": the command around the words to work on.
-_INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
-    "text-to-speech": re.compile(
-        r"^(?:say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
-        r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
-    "translation": re.compile(
-        r"^(?:translate|say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
-    "summarization": re.compile(r"^(?:summari[sz]e|shorten|condense|sum\s+up)\s+(?P<s>.+)$", re.I | re.S),
-    "text-classification": re.compile(
-        r"^(?:what\s+is\s+the\s+(?:sentiment|mood|tone)\s+of|classify|(?:analy[sz]e|detect)\s+the\s+(?:sentiment|mood|tone)\s+of)\s+(?P<s>.+?)[?.!]?$", re.I | re.S),
-    "token-classification": re.compile(
-        r"^(?:find|extract|list|identify|tag)\s+(?:all\s+)?(?:the\s+)?(?:names|entities|named\s+entities|people|places|dates)(?:\s+mentioned)?\s+in\s+(?P<s>.+?)[.!?]?$", re.I | re.S),
-}
-#: What a command points at when its words are elsewhere ("read this aloud"): not the words themselves.
-_POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "the following", "the result", "the answer"}
-
-
-def _inline_subject(task: str, text: str) -> str:
-    """The words a content task works on when they are written inline: after a colon, or inside
-    the command ("say hello world out loud" -> "hello world"). Falls back to the whole step."""
-    s = _prompt_text(text)
-    head, colon, tail = s.partition(":")
-    if colon and tail.strip() and len(head.split()) <= 8:
-        return tail.strip()
-    pattern = _INLINE_SUBJECT_RE.get(task)
-    m = pattern.match(s.strip()) if pattern else None
-    if m:
-        subject = m.group("s").strip(" ,;")
-        if subject and subject.lower() not in _POINTERS:
-            return subject[0].upper() + subject[1:] if task != "text-to-speech" else subject
-    return s
-
-
 def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str, str]:
     """An edit made once per photo, each named in a clause of its own with its own words ("make
     a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
@@ -700,11 +655,4 @@ def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str,
     if not where or where[0] == ci:
         return {}
     own = r.clauses[where[0]]
-    return {"text": _instruction(r.text, own.start, own)}
-
-
-def _instruction(text: str, start: int, clause: Span) -> str:
-    """The edit instruction: the step from its verb (at ``start``) to the end of its clause."""
-    s = text[start : clause.end].strip(" ,.;?!")
-    s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
-    return (s[0].upper() + s[1:]) if s else "Edit the image"
+    return {"text": instruction(r.text, own.start, own)}

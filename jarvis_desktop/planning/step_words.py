@@ -1,0 +1,60 @@
+"""The words a step works from, cut out of the request: a prompt without its polite lead-in, the
+inline words of "say hello out loud", an edit's instruction. Plain text in, text out."""
+
+from __future__ import annotations
+
+import re
+
+from .extract import Span
+
+LEAD_RE = re.compile(
+    r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now)\b\W*)*"
+    r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
+    re.I,
+)
+
+
+def prompt_text(text: str) -> str:
+    """A step's words without the polite lead-in, as the text a generation task works from."""
+    s = LEAD_RE.sub("", text.strip()).strip(" ,;")
+    return (s[0].upper() + s[1:]) if s else text.strip()
+
+
+#: "say X out loud", "translate X into French", "summarize: X": the command around the words to work on.
+_INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
+    "text-to-speech": re.compile(
+        r"^(?:say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
+        r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
+    "translation": re.compile(
+        r"^(?:translate|say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
+    "summarization": re.compile(r"^(?:summari[sz]e|shorten|condense|sum\s+up)\s+(?P<s>.+)$", re.I | re.S),
+    "text-classification": re.compile(
+        r"^(?:what\s+is\s+the\s+(?:sentiment|mood|tone)\s+of|classify|(?:analy[sz]e|detect)\s+the\s+(?:sentiment|mood|tone)\s+of)\s+(?P<s>.+?)[?.!]?$", re.I | re.S),
+    "token-classification": re.compile(
+        r"^(?:find|extract|list|identify|tag)\s+(?:all\s+)?(?:the\s+)?(?:names|entities|named\s+entities|people|places|dates)(?:\s+mentioned)?\s+in\s+(?P<s>.+?)[.!?]?$", re.I | re.S),
+}
+#: What a command points at when its words are elsewhere ("read this aloud"): not the words themselves.
+_POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "the following", "the result", "the answer"}
+
+
+def inline_subject(task: str, text: str) -> str:
+    """The words a content task works on when they are written inline: after a colon, or inside
+    the command ("say hello world out loud" -> "hello world"). Falls back to the whole step."""
+    s = prompt_text(text)
+    head, colon, tail = s.partition(":")
+    if colon and tail.strip() and len(head.split()) <= 8:
+        return tail.strip()
+    pattern = _INLINE_SUBJECT_RE.get(task)
+    m = pattern.match(s.strip()) if pattern else None
+    if m:
+        subject = m.group("s").strip(" ,;")
+        if subject and subject.lower() not in _POINTERS:
+            return subject[0].upper() + subject[1:] if task != "text-to-speech" else subject
+    return s
+
+
+def instruction(text: str, start: int, clause: Span) -> str:
+    """The edit instruction: the step from its verb (at ``start``) to the end of its clause."""
+    s = text[start : clause.end].strip(" ,.;?!")
+    s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
+    return (s[0].upper() + s[1:]) if s else "Edit the image"
