@@ -197,13 +197,24 @@ def test_a_request_naming_a_file_that_was_not_attached_says_so_and_runs_nothing(
     assert saved == "describe photo.jpg and read it aloud"
 
 
+def test_the_attached_file_waits_for_the_one_the_request_names(assistant, tmp_path):
+    """'describe photo.jpg and transcribe this recording' with only the recording: nothing runs,
+    and the recording is kept for when the photo comes too."""
+    wav = espeak("Budget meeting notes for Monday", tmp_path / "talk.wav")
+    result = assistant.ask("describe photo.jpg and transcribe this recording", [wav])
+    assert result.plan.tasks == [] and result.results == {}
+    assert result.answer.startswith("This request needs photo.jpg, which was not attached.")
+    assert result.kept_files == [str(wav.resolve())]
+
+
 def test_files_left_for_later_are_kept_and_nothing_runs(assistant, tmp_path):
     """'here's the recording, nothing to do yet': the natural step on a dropped file (transcribe
     it) is not run, and the answer says so instead of listing what the assistant can do."""
     wav = espeak("Budget meeting notes for Monday", tmp_path / "meeting.wav")
     result = assistant.ask("here's the meeting recording for later, nothing to do yet", [wav])
     assert result.plan.tasks == [] and result.results == {}
-    assert result.answer == "Okay, nothing was run. When you want something done with meeting.wav, ask again and attach it."
+    assert result.answer == "Okay, nothing was run. When you want something done with meeting.wav, just ask."
+    assert result.kept_files == [str(wav.resolve())]  # the window keeps it attached for the next request
     db = sqlite3.connect(assistant.settings.db_path)
     saved = db.execute("select text from requests where id = ?", [result.request_id]).fetchone()[0]
     assert saved == "here's the meeting recording for later, nothing to do yet"

@@ -121,6 +121,28 @@ def test_dropped_wav_is_attached_and_the_request_transcribes_it(qtbot, open_wind
     assert w.plan.states(0) == ["waiting", "running", "done"]
 
 
+def test_a_file_put_aside_stays_attached_and_the_next_request_uses_it(qtbot, open_window, tmp_path):
+    """'here's the recording, nothing to do yet' runs nothing, and the recording stays in the
+    attachment bar: 'transcribe it now' then works on it without dropping it again."""
+    w = open_window()
+    wav = espeak_wav(tmp_path / "meeting.wav")
+    drop_files(qtbot, w, [wav])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=10_000)
+    type_and_enter(qtbot, w, "here's the meeting recording for later, nothing to do yet")
+    result = wait_finished(qtbot, w)
+    assert result.plan.tasks == [] and result.results == {}
+    assert "nothing was run" in w.conversation.last("assistant").text.lower()
+    assert w.attachments.paths() == [str(wav.resolve())]
+    assert "meeting.wav" in w.statusBar().currentMessage()
+
+    type_and_enter(qtbot, w, "ok transcribe it now")
+    assert w.attachments.paths() == []
+    result = wait_finished(qtbot, w, timeout=180_000)
+    assert [t.task for t in result.plan.tasks] == ["automatic-speech-recognition"], result.plan.to_json()
+    assert result.files == [str(wav.resolve())] and result.status == "done", result.error
+    assert w.attachments.paths() == []  # used this time: not kept
+
+
 def test_answer_with_image_and_audio_and_a_dependent_task(qtbot, open_window, tmp_path):
     w = open_window()
     page = page_png(tmp_path / "page.png")

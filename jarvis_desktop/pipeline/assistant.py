@@ -52,6 +52,9 @@ class AskResult:
     status: str = "done"  # done | failed | cancelled
     error: str = ""
     composer: str = ""
+    #: attached files nothing was run on because the request put them aside ("nothing to do yet")
+    #: or waits for another file: a front end keeps them attached for the next request
+    kept_files: list[str] = field(default_factory=list)
 
     @property
     def output_files(self) -> list[str]:
@@ -333,6 +336,8 @@ class Assistant:
         controller_down = getattr(self._local, "controller_down", "")
         plan = check.plan if check.plan is not None else Plan([], "fallback")
         result.plan, result.plan_errors = plan, check.errors
+        if not plan.tasks and (check.held or check.missing):
+            result.kept_files = [str(a.path) for a in attachments]
         bus.emit(ev.PlanReady(rid, plan.to_json(), plan.source, time.perf_counter() - t0, check.repairs, note))
         if cancel.cancelled:
             return cancelled("plan")

@@ -125,7 +125,7 @@ def missing_files_message(needs: list[str]) -> str:
 def held_files_message(names: list[str]) -> str:
     """What the user is told when the request puts its files aside for later."""
     what = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else (names[0] if names else "")
-    later = f" with {what}, ask again and attach {'it' if len(names) == 1 else 'them'}" if what else ", ask again"
+    later = f" with {what}, just ask" if what else ", just ask"
     return f"Okay, nothing was run. When you want something done{later}."
 
 

@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage({"done": "Done", "failed": "Failed", "cancelled": "Stopped"}.get(
             getattr(result, "status", ""), "Finished"), 4000)
         self.history.refresh()
+        self._keep_attached(getattr(result, "kept_files", []))
         self.request_finished.emit(result)
         if self._closing:
             self.close()
@@ -333,6 +334,14 @@ class MainWindow(QMainWindow):
             self._voice_request = self.send(text)
         elif not self.busy:
             self._voice_request = False
+
+    def _keep_attached(self, paths: list[str]) -> None:
+        """Files the request put aside ("nothing to do yet") or that wait for a missing one go
+        back in the attachment bar, so the next request works on them without dropping them again."""
+        kept = [p for p in paths if self.attachments.add(p)]
+        if kept:
+            names = ", ".join(Path(p).name for p in kept)
+            self.statusBar().showMessage(f"Still attached for your next request: {names}", 8000)
 
     def stop(self) -> None:
         """Cancel the running request and silence any speech or playback."""
