@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,7 @@ class Settings:
     input_device: str = ""
     output_device: str = ""
     volume: float = 1.0
+    speech_rate: float = 1.0  # pace of spoken answers: 0.5 (half speed) to 2.0 (twice as fast)
     # the longest pause inside a turn: a finished sentence ends the turn sooner (voice/turn.py),
     # a trailing "and"/"um" waits this long (bench/voice_latency.py measures both)
     silence_ms: int = 1200
@@ -236,6 +237,16 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     out = {k: v for k, v in asdict(settings).items() if v != default[k] and k not in SECRET_FIELDS}
     path.write_text(tomli_w.dumps(out), encoding="utf-8")
     return path
+
+
+def save_setting_changes(changes: dict[str, Any], path: Path | None = None) -> Path:
+    """Write ``changes`` into the settings file, keeping what the file already says: values that
+    came from the environment for this run stay out of it."""
+    try:
+        on_file = load_settings(path, env={})
+    except ValueError:  # an unreadable file is replaced, as the settings dialog does
+        on_file = Settings()
+    return save_settings(replace(on_file, **changes), path)
 
 
 class SettingsError(ValueError):

@@ -61,6 +61,7 @@ def test_settings_persist_and_the_key_goes_to_the_keyring(qtbot, jarvis_env, os_
     dialog.tts.setChecked(False)
     dialog.voice.setCurrentText("espeak-ng")
     dialog.silence_ms.setValue(900)
+    dialog.speech_rate.setValue(130)
     saved = []
     dialog.saved.connect(saved.append)
     assert dialog.save()
@@ -75,12 +76,13 @@ def test_settings_persist_and_the_key_goes_to_the_keyring(qtbot, jarvis_env, os_
     assert (again.llm_model, again.base_url, again.planner, again.device) == (
         "my-model", "http://127.0.0.1:8080/v1", "hybrid", "cpu")
     assert (again.model_budget_gb, again.tts, again.voice, again.silence_ms) == (3.5, False, "espeak-ng", 900)
+    assert again.speech_rate == 1.3
     assert again.api_key == "sk-secret-123"  # read back from the keyring
     # a new dialog shows what was saved
     d2 = SettingsDialog(again)
     qtbot.addWidget(d2)
     assert d2.llm_model.text() == "my-model" and d2.api_key.text() == "sk-secret-123"
-    assert not d2.tts.isChecked() and d2.device.currentText() == "cpu"
+    assert not d2.tts.isChecked() and d2.device.currentText() == "cpu" and d2.speech_rate.value() == 130
     # clearing the key removes it from the keyring
     d2.api_key.setText("")
     assert d2.save()

@@ -328,3 +328,26 @@ def test_hands_free_going_on_after_a_pause_sends_the_whole_request(qtbot, window
     w.hands_free.setChecked(False)
     qtbot.waitUntil(lambda: w.voice.mode == "", timeout=10_000)
     qtbot.waitUntil(lambda: not w.busy, timeout=120_000)
+
+
+def test_a_voice_command_retunes_the_spoken_answers(qtbot, window):
+    """'talk a bit slower please' is obeyed, not planned: the window's speaker says the
+    confirmation at the new pace and the setting is saved; after 'turn your voice off' the
+    confirmation is only written and no speaker is built for later answers."""
+    from jarvis_desktop.config import load_settings
+
+    w = window
+    type_and_enter(qtbot, w, "talk a bit slower please")
+    qtbot.waitUntil(lambda: not w.busy, timeout=60_000)
+    assert w.last_result.plan.tasks == [] and w.last_result.settings_changes == {"speech_rate": 0.8}
+    assert w.settings.speech_rate == 0.8 and load_settings().speech_rate == 0.8
+    qtbot.waitUntil(lambda: w.voice._speaker is not None and any(e.kind == "played" for e in w.voice._speaker.events),
+                    timeout=60_000)
+    assert w.voice._speaker.synthesizer.rate == 0.8
+    assert "more slowly" in w.conversation.last("assistant").text
+
+    type_and_enter(qtbot, w, "turn your voice off")
+    qtbot.waitUntil(lambda: not w.busy, timeout=60_000)
+    assert w.settings.tts is False and load_settings().tts is False
+    assert "only write" in w.conversation.last("assistant").text
+    assert w.voice._speaker is None and w.voice.answer_listener() is None

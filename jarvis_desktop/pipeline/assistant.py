@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..cancel import CancelToken
-from ..config import Settings, load_settings
+from ..config import Settings, load_settings, save_setting_changes
 from ..experts.base import ExpertError, RunContext, TaskOutput
 from ..experts.catalog import Catalog, load_catalog
 from ..experts.registry import ExpertRegistry
@@ -25,6 +25,7 @@ from ..media import Attachment, MediaError, check_attachment
 from ..store.sessions import SessionStore
 from ..task_types import TASK_TYPES
 from ..textclean import clean_text, escape_names, one_line
+from ..voice.commands import VoiceCommand, read_voice_command
 from . import events as ev
 from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
@@ -55,6 +56,8 @@ class AskResult:
     #: attached files nothing was run on because the request put them aside ("nothing to do yet")
     #: or waits for another file: a front end keeps them attached for the next request
     kept_files: list[str] = field(default_factory=list)
+    #: settings the request changed ("speak slower" -> {"speech_rate": 0.8}), already saved
+    settings_changes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def output_files(self) -> list[str]:
@@ -327,6 +330,9 @@ class Assistant:
             return fail("The request is empty. Type or say what you would like me to do.")
         if not text:
             text = "Tell me what is in the attached file" + ("s." if len(attachments) > 1 else ".")
+        command = None if attachments else read_voice_command(text, self.settings)
+        if command is not None:  # "speak slower": a setting to change, not a plan
+            return self._obey(command, rid, bus, result)
 
         # 1. plan
         bus.emit(ev.StageStarted(rid, "plan"))
@@ -386,6 +392,24 @@ class Assistant:
             # Every step failed: the answer says why, but the request produced nothing.
             result.status, result.error = "failed", "no step of the plan succeeded"
             store.update_request(rid, status="failed", error=result.error)
+        return result
+
+    def _obey(self, command: VoiceCommand, rid: str, bus: ev.EventBus, result: AskResult) -> AskResult:
+        """Change the voice settings a request asked for, in this run and in the settings file."""
+        t0 = time.perf_counter()
+        answer = command.answer
+        if command.changes:
+            for name, value in command.changes.items():
+                setattr(self.settings, name, value)
+            try:
+                save_setting_changes(command.changes)
+            except OSError as e:
+                answer += f" (It lasts until you close the app: the settings file could not be written: {e.strerror or e}.)"
+            bus.emit(ev.SettingsChanged(rid, dict(command.changes)))
+        for piece in stream_words(answer):
+            bus.emit(ev.AnswerToken(rid, piece))
+        result.answer, result.composer, result.settings_changes = answer, "voice-command", dict(command.changes)
+        bus.emit(ev.AnswerDone(rid, answer, time.perf_counter() - t0, composer="voice-command"))
         return result
 
     def _runner(self, choices: dict[int, Choice]):

@@ -97,6 +97,13 @@ class TaskSkipped(Event):
 
 
 @dataclass
+class SettingsChanged(Event):
+    """The request changed a setting ("speak slower"): the new values, already in effect."""
+
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class AnswerToken(Event):
     text: str
 
@@ -105,7 +112,7 @@ class AnswerToken(Event):
 class AnswerDone(Event):
     text: str
     seconds: float
-    composer: str = "controller"  # controller | composer (deterministic)
+    composer: str = "controller"  # controller | composer (deterministic) | voice-command
 
 
 @dataclass

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QWidget)
 
 from .. import secrets
-from ..config import INFERENCE_MODES, PLANNERS, SECRET_FIELDS, Settings, load_settings, save_settings
+from ..config import INFERENCE_MODES, PLANNERS, SECRET_FIELDS, Settings, save_setting_changes
 from ..experts.model_store import size_text
 from .workers import run_job
 
@@ -433,6 +433,9 @@ class SettingsDialog(QDialog):
         self.volume = QSlider(Qt.Orientation.Horizontal)
         self.volume.setRange(0, 100)
         self.volume.setValue(int(round(s.volume * 100)))
+        self.speech_rate = QSlider(Qt.Orientation.Horizontal)
+        self.speech_rate.setRange(50, 200)  # percent of the voice's own pace
+        self.speech_rate.setValue(int(round(s.speech_rate * 100)))
         self.silence_ms = QSpinBox()
         self.silence_ms.setRange(200, 5000)
         self.silence_ms.setSingleStep(100)
@@ -447,6 +450,7 @@ class SettingsDialog(QDialog):
         form.addRow("Voice", self.voice)
         form.addRow("", self.tts)
         form.addRow("Volume", self.volume)
+        form.addRow("Speed", self.speech_rate)
         form.addRow("End of speech after", self.silence_ms)
         return page
 
@@ -484,6 +488,7 @@ class SettingsDialog(QDialog):
             hf_token=self.hf_token.text().strip(),
             input_device=self.input_device.currentText().strip(), output_device=self.output_device.currentText().strip(),
             voice=self.voice.currentText().strip(), tts=self.tts.isChecked(), volume=self.volume.value() / 100.0,
+            speech_rate=self.speech_rate.value() / 100.0,
             silence_ms=int(self.silence_ms.value()),
         )
 
@@ -500,12 +505,8 @@ class SettingsDialog(QDialog):
             if name in changed:
                 ok, msg = secrets.store_secret(name, changed.pop(name))
                 notes.append(msg)
-        try:
-            on_file = load_settings(env={})  # the file alone: environment values stay out of it
-        except Exception:
-            on_file = Settings()
         if changed:
-            save_settings(dataclasses.replace(on_file, **changed))
+            save_setting_changes(changed)
         self.saved_note = " ".join(notes)
         self.saved.emit(new)
         self.accept()

@@ -310,7 +310,9 @@ class VoiceBridge(QObject):
 
         def listen(event: Any) -> None:
             kind = type(event).__name__
-            if kind not in ("RequestStarted", "AnswerToken", "AnswerDone"):
+            if kind == "SettingsChanged":  # "speak slower": this very answer is spoken the new way
+                self._drop_speaker()
+            if kind not in ("RequestStarted", "AnswerToken", "AnswerDone") or not self.settings.tts:
                 return
             speaker = self._get_speaker()
             if speaker is not None:
@@ -401,11 +403,15 @@ class VoiceBridge(QObject):
         if self._player is not None:
             self._player.close()
         self._player = None
+        self._drop_speaker()
+        self.check()
+
+    def _drop_speaker(self) -> None:
+        """The next answer builds its speaker again, with the settings as they are then."""
         with self._speaker_lock:
             s, self._speaker = self._speaker, None
         if s is not None:
             s.close()
-        self.check()
 
     # -- shutdown -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -11,6 +11,7 @@
 - ``playback.Player``: one open output stream, clips queued back to back, stops at once
 - ``speaker.StreamingSpeaker`` / ``EventSpeaker``: speak an answer sentence by sentence as it
   streams, barge-in, self-echo guard
+- ``commands.read_voice_command``: "speak slower", "turn your voice down": settings, not plans
 - ``conversation.listen_loop``: the terminal conversation behind ``jarvis listen``
 
 Submodules import their heavy libraries lazily; importing this package costs nothing.

@@ -270,6 +270,14 @@ def _link_recording(assistant, result, rec) -> None:
         log.exception("cannot link the recording to the session")
 
 
+def _retune(speaker, changes: dict[str, Any]) -> None:
+    """A request changed the voice ("speak slower"): its own answer is already spoken the new way."""
+    if "speech_rate" in changes and hasattr(speaker.synthesizer, "rate"):
+        speaker.synthesizer.rate = changes["speech_rate"]
+    if "volume" in changes and hasattr(speaker.player, "volume"):
+        speaker.player.volume = changes["volume"]
+
+
 def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool, takes_interrupted: bool,
          cancel: CancelToken | None = None, takes_cancel: bool = False):
     """Send one request and stream its answer to ``out`` and the speaker. Once ``cancel`` is set
@@ -277,13 +285,17 @@ def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool,
     streamed = []
     stopped = cancel or CancelToken()
 
+    settings = getattr(assistant, "settings", None)
+
     def listen(e) -> None:
         kind = type(e).__name__
+        if kind == "SettingsChanged" and speaker is not None:
+            _retune(speaker, e.changes)
         if kind == "AnswerToken":
             streamed.append(e.text)
             out.write(e.text)
             out.flush()
-            if speaker is not None and not stopped.cancelled:
+            if speaker is not None and not stopped.cancelled and getattr(settings, "tts", True):
                 speaker.feed(e.text)
         if on_event is not None:
             on_event(e)

@@ -28,6 +28,10 @@ SHIPPED_VOICE_NAME = "en_US-joe-medium"
 SHIPPED_TTS_ID = f"rhasspy/piper-voices/{SHIPPED_VOICE_NAME}"
 PIPER_PREFIX = "rhasspy/piper-voices/"
 ESPEAK_ID = "espeak-ng"
+#: espeak-ng's own pace in words per minute, which the speech rate scales
+ESPEAK_WPM = 175
+#: the slowest and fastest speech rate: beyond them words blur or drag
+MIN_RATE, MAX_RATE = 0.5, 2.0
 
 
 def shipped_voice_path() -> Path | None:
@@ -114,10 +118,12 @@ def _piper_voice(path: Path, use_cuda: bool):
 class Synthesizer:
     """Text to speech. Lazy, keeps its voice loaded, safe to call from several threads."""
 
-    def __init__(self, voice: str = "", *, cache_dir: Path | None = None, volume: float = 1.0, device: str = "cpu"):
+    def __init__(self, voice: str = "", *, cache_dir: Path | None = None, volume: float = 1.0, device: str = "cpu",
+                 rate: float = 1.0):
         self.voice = (voice or "").strip()
         self.cache_dir = cache_dir
         self.volume = volume
+        self.rate = min(MAX_RATE, max(MIN_RATE, float(rate or 1.0)))  # 2.0 speaks twice as fast
         self.device = device
         self.last_engine = ""
         self._piper_failed: str = ""
@@ -127,7 +133,8 @@ class Synthesizer:
         """The configured voice. ``volume`` overrides the setting: pass 1.0 when a Player applies
         the volume at playback, so it is not applied twice."""
         vol = settings.volume if volume is None else volume
-        return cls(settings.voice, cache_dir=settings.model_cache_path, volume=vol, device=settings.device)
+        return cls(settings.voice, cache_dir=settings.model_cache_path, volume=vol, device=settings.device,
+                   rate=settings.speech_rate)
 
     @property
     def espeak_only(self) -> bool:
@@ -215,8 +222,11 @@ class Synthesizer:
     def _piper(self, text: str):
         import numpy as np
 
+        from piper import SynthesisConfig
+
         voice = self.load()
-        chunks = list(voice.synthesize(text))
+        pace = SynthesisConfig(length_scale=(voice.config.length_scale or 1.0) / self.rate) if self.rate != 1.0 else None
+        chunks = list(voice.synthesize(text, syn_config=pace))
         sr = chunks[0].sample_rate if chunks else voice.config.sample_rate
         if not chunks:
             return np.zeros(0, np.float32), sr
@@ -228,7 +238,7 @@ class Synthesizer:
         voice = self.voice.split(":", 1)[1] if ":" in self.voice and self.espeak_only else "en-us"
         try:
             proc = subprocess.run(
-                ["espeak-ng", "--stdout", "-v", voice, "--stdin"],
+                ["espeak-ng", "--stdout", "-v", voice, "-s", str(round(ESPEAK_WPM * self.rate)), "--stdin"],
                 input=text.encode("utf-8"),
                 capture_output=True,
                 timeout=120,
