@@ -241,6 +241,19 @@ def test_a_question_about_what_the_assistant_can_do_runs_nothing(planner, reques
     assert tasks_of(planner.plan(request_text)) == []
 
 
+@pytest.mark.parametrize("request_text", [
+    "please speak more quietly", "is your voice on?", "can you speak louder", "stop reading your answers aloud",
+    "speak up a bit",
+])
+def test_a_request_about_the_assistants_voice_plans_no_speech(planner, request_text):
+    """The assistant changes the setting (voice/commands.py); a speech step would say the words back."""
+    assert tasks_of(planner.plan(request_text)) == []
+
+
+def test_speech_asked_for_in_the_same_words_still_runs(planner):
+    assert tasks_of(planner.plan("read this slowly: 'mind the gap'")) == ["text-to-speech"]
+
+
 def test_asking_for_a_thing_in_the_same_words_still_runs(planner):
     assert tasks_of(planner.plan("can you make a video of a red fox running through snow?")) == ["text-to-video"]
 

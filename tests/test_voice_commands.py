@@ -29,6 +29,9 @@ from jarvis_desktop.voice.tts import Synthesizer
     ("jarvis, mute yourself", {"tts": False}),
     ("don't read the answers out loud", {"tts": False}),
     ("just type your answers instead", {"tts": False}),
+    ("turn your voice down a bit, it's too loud", {"volume": 0.8}),  # the command and its reason
+    ("slower and quieter please", {"speech_rate": 0.8, "volume": 0.8}),
+    ("could you speak a little slower when you read things out?", {"speech_rate": 0.8}),
 ])
 def test_voice_commands_say_what_they_change(text, changes):
     command = read_voice_command(text, Settings())
@@ -44,6 +47,7 @@ def test_voice_commands_say_what_they_change(text, changes):
     "stop talking",                      # stops this answer (the Stop button), not the voice for good
     "you're too slow",                   # about the wait, not the pace of speech
     "what can you do?",
+    "turn the volume down and make a picture of a cat",
 ])
 def test_other_requests_are_not_voice_commands(text):
     assert read_voice_command(text, Settings()) is None

@@ -1,5 +1,6 @@
 """What in a request asks for no step: files left for later, a question about what the
-assistant can do, a clause that only gives the user's reason ("I can't read it").
+assistant can do, a clause that only gives the user's reason ("I can't read it"), a request about
+the assistant's own voice ("speak slower": a setting, see voice/commands.py).
 
 The step classifier reads verbs ("read", "translate", "make videos") as steps wherever they stand;
 these closed sets of wordings say when such a verb is not asked of the assistant now.
@@ -8,6 +9,8 @@ these closed sets of wordings say when such a verb is not asked of the assistant
 from __future__ import annotations
 
 import re
+
+from ..voice.commands import is_voice_command as about_the_voice  # noqa: F401 (one of the wordings here)
 
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
 #: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.

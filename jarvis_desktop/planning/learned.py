@@ -18,7 +18,7 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .asks_nothing import asks_about_abilities, on_hold, states_inability
+from .asks_nothing import about_the_voice, asks_about_abilities, on_hold, states_inability
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
@@ -126,8 +126,9 @@ class LearnedDetector(Detector):
         found = _without_speech_asked_about(found, views, seg)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
-        elif not (attachments or reading.files or reading.quotes) and asks_about_abilities(reading.text):
-            found = []  # "can u make videos too?": answered by what the assistant can do
+        elif not (attachments or reading.files or reading.quotes) and (
+                asks_about_abilities(reading.text) or about_the_voice(reading.text)):
+            found = []  # "can u make videos too?", "speak slower": answered without a step
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
                 [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],

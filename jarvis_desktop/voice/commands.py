@@ -8,6 +8,7 @@ Only a request that is nothing but such a command is one: "make this recording l
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,9 @@ _COMMANDS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx)) for name,
             r"|how (?:loud|fast) (?:are you|is your voice|do you (?:speak|talk))"
             r"|what(?:'s| is) your (?:volume|speed|speaking speed|pace)"),
 ]]
+#: "... when you read things out": when the voice is heard, which changes nothing
+_WHEN_READING = re.compile(r"\s*\bwhen (?:you )?(?:read|speak|talk|say|answer)\w*(?: things| stuff| it| them)?(?: out loud| aloud| out)?$")
+_JOINERS = {"and", "because", "cause", "cuz", "as", "since"}
 _VOLUME_TO = re.compile(r"(?:(?:set|turn|put) )?(?:the |your )?volume (?:to |at )?(\d{1,3}) ?(?:%|percent|per cent)?")
 
 
@@ -71,21 +75,61 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+def _commands(text: str) -> list[tuple[str, int]]:
+    """The commands ``text`` gives (with the volume asked for, in percent), in order; empty when
+    it is anything else."""
+    if not text or len(text) > 80 or re.search(r"[\"“”]|(?:^|\s)'\w[^']*'|\.\w{2,4}\b", text):
+        return []  # long, quoting something to say, or naming a file: a task
+    return _split(_WHEN_READING.sub("", _normal(text)).split())
+
+
+def _split(words: list[str]) -> list[tuple[str, int]]:
+    """Commands covering all of ``words``, longest first: "turn your voice down a bit, it's too
+    loud" is one command and its reason, "speak slower and louder" two."""
+    while words and words[0] in _JOINERS:
+        words = words[1:]
+    if not words:
+        return []
+    for cut in range(len(words), 0, -1):
+        first = _one_command(" ".join(words[:cut]))
+        if first is None:
+            continue
+        if cut == len(words):
+            return [first]
+        rest = _split(words[cut:])
+        if rest:
+            return [first] + rest
+    return []
+
+
+def is_voice_command(text: str) -> bool:
+    """``text`` is only about the assistant's voice (the planner plans nothing for it)."""
+    return bool(_commands(text))
+
+
 def read_voice_command(text: str, settings: Any) -> VoiceCommand | None:
     """The command ``text`` gives about the voice, with its effect on ``settings`` (which is not
     changed here); None when the text is anything else."""
-    if not text or len(text) > 80 or re.search(r"[\"“”]|(?:^|\s)'\w[^']*'|\.\w{2,4}\b", text):
-        return None  # long, quoting something to say, or naming a file: a task
-    t = _normal(text)
-    if not t:
+    found = _commands(text)
+    if not found:
         return None
+    now = copy.copy(settings)
+    changes: dict[str, Any] = {}
+    answers: list[str] = []
+    for name, percent in dict.fromkeys(found):  # "too loud, turn it down" is one change
+        step = _volume(now, percent / 100.0) if name == "volume" else _obey(name, now)
+        for key, value in step.changes.items():
+            setattr(now, key, value)
+        changes.update(step.changes)
+        answers.append(step.answer)
+    return VoiceCommand(changes, " ".join(answers))
+
+
+def _one_command(t: str) -> tuple[str, int] | None:
     m = _VOLUME_TO.fullmatch(t)
     if m:
-        return _volume(settings, int(m.group(1)) / 100.0)
-    for name, rx in _COMMANDS:
-        if rx.fullmatch(t):
-            return _obey(name, settings)
-    return None
+        return "volume", int(m.group(1))
+    return next(((name, 0) for name, rx in _COMMANDS if rx.fullmatch(t)), None)
 
 
 def _percent(x: float) -> str:
