@@ -489,3 +489,39 @@ def test_a_clause_telling_how_the_file_came_about_adds_no_step(planner, tmp_path
     """"I recorded it at the lake" says where the recording is from; the request is the other clause.
     (A clause like it that is the only one on that file keeps its step: "I recorded a talk, ...".)"""
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == expected
+
+
+@pytest.mark.parametrize("request_text, question", [
+    ("create an image of a snowy village and tell me whether there is a church in it", "Is there a church in it?"),
+    ("make a photo of a city street at night and then check if it has any cars", "Does it have any cars?"),
+])
+def test_a_question_about_a_made_image_looks_at_that_image(planner, request_text, question):
+    """The question is answered from the generated picture, put as a direct question; it used to
+    be dropped (or spoken back as the request's own words)."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["text-to-image", "visual-question-answering"]
+    vqa = check.plan.tasks[1]
+    assert vqa.args == {"image": "<GENERATED>-0", "text": question}
+
+
+def test_a_spoken_answer_about_a_made_image_reads_the_answer(planner):
+    check = planner.plan("make a picture of a lighthouse, then tell me out loud whether there are boats in it")
+    assert tasks_of(check) == ["text-to-image", "visual-question-answering", "text-to-speech"]
+    assert check.plan.tasks[2].args == {"text": "<GENERATED>-1"}
+
+
+def test_a_question_about_something_else_is_not_asked_of_the_image(planner):
+    assert tasks_of(planner.plan("make a picture of a cat and tell me what the weather will be tomorrow")) == ["text-to-image"]
+
+
+@pytest.mark.parametrize("clause, question", [
+    ("could you look at it and tell me what the main colour is", "What is the main colour?"),
+    ("then tell me out loud whether there are any boats in it", "Are there any boats in it?"),
+    ("check if it has a chimney", "Does it have a chimney?"),
+    ("tell me who the woman on the left is", "Who is the woman on the left?"),
+    ("say how many chairs are in the room", "How many chairs are in the room?"),
+])
+def test_a_question_asked_indirectly_is_put_to_the_model_directly(clause, question):
+    from jarvis_desktop.planning.step_words import question_asked
+
+    assert question_asked(clause) == question

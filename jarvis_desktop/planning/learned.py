@@ -124,6 +124,7 @@ class LearnedDetector(Detector):
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
+        found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
@@ -510,6 +511,40 @@ def _says_about(toks, k: int) -> bool:
     after = [u.lower for u in toks[k + 1:]]
     return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
+
+
+#: Verbs that ask for an answer to the question after them ("tell me whether ...", "check if ...")
+_ASKING = {"tell", "say", "check", "see", "know", "ask", "find", "speak", "answer", "count", "guess"}
+_ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
+
+
+#: Steps that make a new picture (not a map or a mask of one)
+_IMAGE_MAKERS = {"text-to-image", "image-to-image", EDIT, GUIDED}
+
+
+def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m: StepModel, seg,
+                              image_words: set[str]) -> list[tuple[int, int, str]]:
+    """'make a picture of a castle, then tell me whether there is a dragon in it': a question about
+    the image an earlier step makes is answered by looking at that image. The classifier learned
+    questions about photos from the photos' presence, which a made image does not give."""
+    vqa = "visual-question-answering"
+    makers = [i for i, _, label in found if label in _IMAGE_MAKERS]
+    if vqa not in m.labels or not makers:
+        return []
+    claimed = {i for i, _, label in found if label != "text-to-speech"}
+    readers = [i for i, _, label in found if _media_input(label) == "image" and label not in _IMAGE_MAKERS]
+    out = []
+    for k, v in enumerate(views):
+        made = [i for i in makers if i < k]
+        if k in claimed or not made or any(max(made) <= i <= k for i in readers):
+            continue  # "describe the new picture and tell me what it shows": the description is the answer
+        toks = _tokens_in(seg, v.span)
+        asks = any(t.lower in _ASKING_WORDS for t in toks) and (
+            any(t.lemma in _ASKING for t in toks) or v.span.text.rstrip().endswith("?"))
+        about = any(t.lower in ("it", "them") or t.lemma in image_words for t in toks)
+        if asks and about:
+            out.append((k, m.labels.index(vqa), vqa))
+    return out
 
 
 #: Steps that answer a question about a file

@@ -23,7 +23,7 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
-from .step_words import inline_subject, instruction, prompt_text
+from .step_words import inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
 
@@ -492,7 +492,7 @@ class OfflinePlanner:
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
                 return s[0].upper() + s[1:]
-        return prompt_text(clause.text)
+        return question_asked(clause.text)
 
     def _second_text(self, d: Detection, st: _State, clause: Span, first: str) -> str | None:
         r = st.reading

@@ -58,3 +58,38 @@ def instruction(text: str, start: int, clause: Span) -> str:
     s = text[start : clause.end].strip(" ,.;?!")
     s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
     return (s[0].upper() + s[1:]) if s else "Edit the image"
+
+
+#: "tell me (out loud) whether ...", "check if ...": the asking around a question put indirectly
+_ASKED_RE = re.compile(
+    r"^(?:.*?\b(?:tell|say|check|see|know|ask|find out|work out|figure out|guess)\b(?:\s+(?:me|us))?"
+    r"(?:\s+(?:out\s+loud|aloud))?\s+)(?P<q>(?:whether|if|what|how|which|who|where|whose)\b.+)$", re.I | re.S)
+#: "whether there is a dragon in it" -> "is there a dragon in it?"
+_YES_NO_RE = re.compile(r"^(?:whether|if)\s+(?P<subj>there|it|this|that|they|he|she)\s+(?P<verb>is|are|was|were|has|have)\b(?P<rest>.*)$", re.I | re.S)
+
+_WH_ORDER_RE = re.compile(r"^(?P<wh>(?:what|which|who|where|whose)(?:\s+(?:colou?r|kind|sort|type|size|time|day|object|one))?)\s+"
+                          r"(?P<subj>(?:the|this|that|these|those|its|my|your|her|his|their)\s+[^,;]+?|it|they)\s+"
+                          r"(?P<verb>is|are|was|were)\b(?P<rest>.*)$", re.I | re.S)
+
+
+def question_asked(clause: str) -> str:
+    """A question a clause asks indirectly, put directly: "tell me whether there is a dragon in it"
+    -> "Is there a dragon in it?", "say how many people are in it" -> "How many people are in it?".
+    The clause's own words when it asks nothing indirectly."""
+    m = _ASKED_RE.match(prompt_text(clause))
+    if not m:
+        return prompt_text(clause)
+    q = m.group("q").strip(" ,.;!?")
+    yn = _YES_NO_RE.match(q)
+    if yn:
+        subj, verb, rest = yn.group("subj").lower(), yn.group("verb").lower(), yn.group("rest")
+        if verb in ("has", "have"):
+            q = f"{'does' if verb == 'has' else 'do'} {subj} have{rest}"
+        else:
+            q = f"{verb} {subj}{rest}"
+    elif q.split()[0].lower() in ("whether", "if"):
+        q = q.split(None, 1)[1] if len(q.split()) > 1 else q
+    elif wh := _WH_ORDER_RE.match(q):  # "what color the car is in it" -> "what color is the car in it"
+        q = f"{wh.group('wh')} {wh.group('verb')} {wh.group('subj')}{wh.group('rest')}"
+    q = re.sub(r"\s+(?:out\s+loud|aloud|for\s+me)$", "", q.strip(), flags=re.I)
+    return q[0].upper() + q[1:] + "?"
