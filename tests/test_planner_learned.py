@@ -479,6 +479,23 @@ def test_a_word_shares_its_familys_features_so_an_unseen_form_still_reads():
     assert families("cut it out") == set()  # short words are their own family
 
 
+def test_chat_shorthand_reads_as_the_word_it_stands_for():
+    """'vid of a paper boat', 'bg off this pls': an author who writes shorthand gets what the
+    training texts taught about the full word, not an unknown word with no weight."""
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.features import clause_views
+    from jarvis_desktop.planning.segment import segment
+
+    def words(text: str) -> set[str]:
+        reading = read_request(text)
+        seg = segment(reading.text, [], True)
+        return {f for v in clause_views(reading, seg, []) for f in v.features if f.startswith(("w:", "l:"))}
+
+    assert words("vid of a paper boat") == words("video of a paper boat")
+    assert {"w:background", "w:people"} <= words("bg off, count ppl") and "w:bg" not in words("bg off")
+    assert "w:video" in shipped_model().vocab
+
+
 @pytest.mark.parametrize("request_text, names, expected", [
     ("We recorded this at the lake last night. What bird is that?", ["lake.wav"], ["audio-classification"]),
     ("I recorded my cello practice yesterday. Please get rid of the buzzing in it.", ["cello.wav"], ["audio-to-audio"]),

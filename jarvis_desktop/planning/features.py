@@ -39,6 +39,18 @@ _KEEP = frozenset("raise praise promise surprise noise exercise advise advertise
 STEM_LEN, STEM_MIN = 6, 7
 
 
+#: Chat shorthand read as the word it stands for ("vid of waves", "bg gone", "count ppl"): an author
+#: who writes "vid" shares what the training texts taught about "video".
+SHORTHAND = {
+    "pic": "picture", "pics": "picture", "pix": "picture", "img": "image", "imgs": "image", "vid": "video",
+    "vids": "video", "abt": "about", "ppl": "people", "bg": "background", "pls": "please", "plz": "please",
+    "n": "and", "u": "you", "ur": "your", "b4": "before", "msg": "message", "msgs": "message", "txt": "text",
+    "convo": "conversation", "rec": "recording", "recs": "recording", "doc": "document", "docs": "document",
+    "info": "information", "tldr": "summary", "descr": "describe", "desc": "description", "thx": "thanks",
+    "seg": "segmentation", "transl": "translate", "pronounc": "pronounce", "cuz": "because", "coz": "because",
+}
+
+
 def spelling(word: str) -> str:
     """One spelling per word: 'summarise' -> 'summarize', 'colour' -> 'color'."""
     if word in _KEEP or len(word) < 6:
@@ -108,8 +120,10 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
                 continue
             if not any(ch.isalnum() for ch in tok.text):
                 continue
-            seq.append(spelling(tok.lemma))
-            feats += word_features(tok.lower, tok.lemma)
+            full = SHORTHAND.get(tok.lower)
+            lower, lemma = (full, full) if full else (tok.lower, tok.lemma)
+            seq.append(spelling(lemma))
+            feats += word_features(lower, lemma)
         feats += [f"b:{a}_{b}" for a, b in zip(seq, seq[1:])]
         if ci == 0:
             feats.append("P:first")
