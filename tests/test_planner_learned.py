@@ -542,3 +542,14 @@ def test_a_question_asked_indirectly_is_put_to_the_model_directly(clause, questi
     from jarvis_desktop.planning.step_words import question_asked
 
     assert question_asked(clause) == question
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("draw a busy fish market", ["text-to-image"]),
+    ("paint a lighthouse on a cliff at dawn", ["text-to-image"]),
+    ("let me think about it for a second", []),  # talk: the chat answers it
+])
+def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner, request_text, tasks):
+    """Short commands with words the model barely knows fell below its threshold and ran nothing;
+    a request that opens with a command is asked of a step."""
+    assert tasks_of(planner.plan(request_text)) == tasks

@@ -109,6 +109,12 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        if not found and len(views) and _commands_something(seg):
+            # "draw a busy market": a command, whose words the model knows too little of to be
+            # sure; the likeliest step beats an answer that does nothing
+            j = int(needs.argmax())
+            if needs[j] >= m.threshold * FALLBACK_SHARE:
+                found.append((int(P[:, j].argmax()), j, m.labels[j]))
         if not found and len(views) and (attachments or reading.files or reading.quotes):
             # a file or quoted words given with a request are there to be worked on: the likeliest step
             j = int(needs.argmax())
@@ -516,6 +522,18 @@ def _says_about(toks, k: int) -> bool:
 #: Verbs that ask for an answer to the question after them ("tell me whether ...", "check if ...")
 _ASKING = {"tell", "say", "check", "see", "know", "ask", "find", "speak", "answer", "count", "guess"}
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
+
+
+def _commands_something(seg) -> bool:
+    """The request opens with a command: a verb in its base form that heads the sentence ("draw
+    a busy market", "animate a robot dancing"), not a question or a remark."""
+    words = [t for t in seg.tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "pls", "ok", "okay", "so", "now", "just")]
+    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep == "ROOT"
+            and words[0].lemma not in _TALKING)
+
+
+#: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
+_TALKING = {"tell", "talk", "chat", "explain", "remind", "let", "help", "thank", "keep", "hang", "wait", "hold"}
 
 
 #: Steps that make a new picture (not a map or a mask of one)
