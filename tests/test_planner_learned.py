@@ -548,6 +548,8 @@ def test_a_question_asked_indirectly_is_put_to_the_model_directly(clause, questi
     ("draw a busy fish market", ["text-to-image"]),
     ("paint a lighthouse on a cliff at dawn", ["text-to-image"]),
     ("let me think about it for a second", []),  # talk: the chat answers it
+    ("email to my neighbour about the fence", ["text-generation"]),  # a thing to make, named without a verb
+    ("thanks for the help", []),
 ])
 def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner, request_text, tasks):
     """Short commands with words the model barely knows fell below its threshold and ran nothing;

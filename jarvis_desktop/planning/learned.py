@@ -109,7 +109,7 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
-        if not found and len(views) and _commands_something(seg):
+        if not found and len(views) and (_commands_something(seg) or _names_something_to_make(seg, self.kb.media_words)):
             # "draw a busy market": a command, whose words the model knows too little of to be
             # sure; the likeliest step beats an answer that does nothing
             j = int(needs.argmax())
@@ -530,6 +530,20 @@ def _commands_something(seg) -> bool:
     words = [t for t in seg.tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "pls", "ok", "okay", "so", "now", "just")]
     return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep == "ROOT"
             and words[0].lemma not in _TALKING)
+
+
+#: Things to make, named at the head of a request without a verb ("picture of the water cycle")
+_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "song", "story", "email", "letter", "speech", "audio"}
+
+
+def _names_something_to_make(seg, media_words: dict[str, set[str]]) -> bool:
+    """The request opens with the name of a thing to make, then what it shows ("picture of the water
+    cycle", "video of waves at sunset", "poem about cats"): a command without its verb."""
+    words = [t for t in seg.tokens if t.pos not in ("PUNCT", "INTJ", "DET", "ADJ") and t.lower not in ("please", "pls", "ok", "okay", "so", "now", "just")]
+    if len(words) < 3 or words[0].pos != "NOUN" or words[0].dep != "ROOT":
+        return False
+    known = _PRODUCTS | media_words.get("image", set()) | media_words.get("text", set())
+    return words[0].lemma in known and words[1].lower in ("of", "about", "abt", "showing", "with", "for", "to")
 
 
 #: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
