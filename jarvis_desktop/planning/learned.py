@@ -22,6 +22,7 @@ from .asks_nothing import about_the_voice, asks_about_abilities, on_hold, states
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
+from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .segment import load_nlp, segment
 from .stepmodel import StepModel
@@ -109,7 +110,7 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             if needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
-        if not found and len(views) and (_commands_something(seg) or _names_something_to_make(seg, self.kb.media_words)):
+        if not found and len(views) and (gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words)):
             # "draw a busy market": a command, whose words the model knows too little of to be
             # sure; the likeliest step beats an answer that does nothing
             j = int(needs.argmax())
@@ -522,32 +523,6 @@ def _says_about(toks, k: int) -> bool:
 #: Verbs that ask for an answer to the question after them ("tell me whether ...", "check if ...")
 _ASKING = {"tell", "say", "check", "see", "know", "ask", "find", "speak", "answer", "count", "guess"}
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
-
-
-def _commands_something(seg) -> bool:
-    """The request opens with a command: a verb in its base form that heads the sentence ("draw
-    a busy market", "animate a robot dancing"), not a question or a remark."""
-    words = [t for t in seg.tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in ("please", "pls", "ok", "okay", "so", "now", "just")]
-    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep == "ROOT"
-            and words[0].lemma not in _TALKING)
-
-
-#: Things to make, named at the head of a request without a verb ("picture of the water cycle")
-_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "song", "story", "email", "letter", "speech", "audio"}
-
-
-def _names_something_to_make(seg, media_words: dict[str, set[str]]) -> bool:
-    """The request opens with the name of a thing to make, then what it shows ("picture of the water
-    cycle", "video of waves at sunset", "poem about cats"): a command without its verb."""
-    words = [t for t in seg.tokens if t.pos not in ("PUNCT", "INTJ", "DET", "ADJ") and t.lower not in ("please", "pls", "ok", "okay", "so", "now", "just")]
-    if len(words) < 3 or words[0].pos != "NOUN" or words[0].dep != "ROOT":
-        return False
-    known = _PRODUCTS | media_words.get("image", set()) | media_words.get("text", set())
-    return words[0].lemma in known and words[1].lower in ("of", "about", "abt", "showing", "with", "for", "to")
-
-
-#: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
-_TALKING = {"tell", "talk", "chat", "explain", "remind", "let", "help", "thank", "keep", "hang", "wait", "hold"}
 
 
 #: Steps that make a new picture (not a map or a mask of one)

@@ -1,0 +1,33 @@
+"""A request worded as a command: "draw a busy market", "email to my landlord about the heater".
+
+When the step classifier is unsure of every step (words it barely knows, a short request), a
+request that still gives a command runs its likeliest step rather than nothing; a remark, a
+question or talk ("tell me a joke") is left to the chat.
+"""
+
+from __future__ import annotations
+
+#: Words that open a command without changing it
+_OPENERS = {"please", "pls", "ok", "okay", "so", "now", "just"}
+#: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
+_TALKING = {"tell", "talk", "chat", "explain", "remind", "let", "help", "thank", "keep", "hang", "wait", "hold"}
+#: Things to make, named at the head of a request without a verb ("picture of the water cycle")
+_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "song", "story", "email", "letter", "speech", "audio"}
+
+
+def gives_a_command(tokens: list) -> bool:
+    """The request opens with a verb in its base form that heads the sentence ("draw a busy
+    market", "animate a robot dancing"), and the verb does not ask for talk."""
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
+    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep == "ROOT"
+            and words[0].lemma not in _TALKING)
+
+
+def names_a_thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> bool:
+    """The request opens with the name of a thing to make, then what it shows ("picture of the water
+    cycle", "video of waves at sunset", "poem about cats"): a command without its verb."""
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "DET", "ADJ") and t.lower not in _OPENERS]
+    if len(words) < 3 or words[0].pos != "NOUN" or words[0].dep != "ROOT":
+        return False
+    known = _PRODUCTS | media_words.get("image", set()) | media_words.get("text", set())
+    return words[0].lemma in known and words[1].lower in ("of", "about", "abt", "showing", "with", "for", "to")
