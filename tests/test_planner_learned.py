@@ -243,7 +243,7 @@ def test_a_question_about_what_the_assistant_can_do_runs_nothing(planner, reques
 
 @pytest.mark.parametrize("request_text", [
     "please speak more quietly", "is your voice on?", "can you speak louder", "stop reading your answers aloud",
-    "speak up a bit",
+    "speak up a bit", "stop talking",
 ])
 def test_a_request_about_the_assistants_voice_plans_no_speech(planner, request_text):
     """The assistant changes the setting (voice/commands.py); a speech step would say the words back."""

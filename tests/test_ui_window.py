@@ -459,3 +459,24 @@ def test_a_refused_request_is_shown_as_an_error_turn(qtbot, open_window, tmp_pat
     assert result.status == "failed" and "gone.wav" in result.error
     answer = w.conversation.last("assistant")
     assert answer.objectName() == "errorBubble" and "gone.wav" in answer.text
+
+
+def test_stop_talking_said_over_a_running_request_stops_it(qtbot, open_window, tmp_path):
+    """What the microphone hears while a request runs waits in the input box, except "stop
+    talking", which is the Stop button."""
+    w = open_window()
+    wav = espeak_wav(tmp_path / "memo.wav")
+    drop_files(qtbot, w, [wav])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=10_000)
+    type_and_enter(qtbot, w, "transcribe this recording")
+    assert w.busy
+    w._heard("okay stop talking")
+    result = wait_finished(qtbot, w)
+    assert result.status == "cancelled" and w.input.text == ""
+    drop_files(qtbot, w, [wav])
+    qtbot.waitUntil(lambda: not w.attachments.checking(), timeout=10_000)
+    type_and_enter(qtbot, w, "transcribe this recording")  # other words heard meanwhile wait in the box
+    assert w.busy
+    w._heard("and then summarise it")
+    assert w.input.text == "and then summarise it"
+    wait_finished(qtbot, w, timeout=180_000)

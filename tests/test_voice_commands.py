@@ -44,13 +44,20 @@ def test_voice_commands_say_what_they_change(text, changes):
     "say 'slow down' in a calm voice",   # words to say
     "speak louder.wav",                  # a file name
     "read me the story slower and then summarise it for me please, it is a long one",
-    "stop talking",                      # stops this answer (the Stop button), not the voice for good
     "you're too slow",                   # about the wait, not the pace of speech
     "what can you do?",
     "turn the volume down and make a picture of a cat",
 ])
 def test_other_requests_are_not_voice_commands(text):
     assert read_voice_command(text, Settings()) is None
+
+
+@pytest.mark.parametrize("text", ["stop talking", "ok, that's enough", "shh", "be quiet please"])
+def test_hush_stops_the_answer_but_keeps_the_voice(text):
+    """Sending the request already stopped what was being said; turning the voice off for good
+    is a different command ("stop reading your answers aloud")."""
+    command = read_voice_command(text, Settings())
+    assert command is not None and command.changes == {} and command.answer == "Okay."
 
 
 def test_limits_are_said_not_passed():

@@ -19,6 +19,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QSplitter, QToolButton,
                                QVBoxLayout, QWidget)
 
+from ..voice.commands import asks_to_stop
+
 from .attachments import AttachmentBar
 from .chat_view import ConversationView
 from .history import HistorySidebar
@@ -403,6 +405,9 @@ class MainWindow(QMainWindow):
         v.speaking_changed.connect(lambda _on: self._set_busy(self.busy))
 
     def _heard(self, text: str) -> None:
+        if self.busy and asks_to_stop(text):  # "stop, stop talking" said over a running request
+            self.stop()
+            return
         if self.busy:
             self.input.setPlainText(text)  # keep it: the user can send it when the request ends
             return

@@ -1,5 +1,5 @@
 """Requests about the assistant's own voice: "speak slower", "turn your voice down", "stop reading
-your answers aloud", "is your voice on?". They are obeyed by changing a setting, not planned: a
+your answers aloud", "is your voice on?", "stop talking". They are obeyed by changing a setting, not planned: a
 planner reads them as text to speak, and the user heard "speak slower" said back at the old pace.
 
 Only a request that is nothing but such a command is one: "make this recording louder" or
@@ -58,6 +58,7 @@ _COMMANDS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx)) for name,
     ("unmute", rf"(?:turn|switch) on your voice|(?:turn|switch) your voice on|unmute(?: yourself| your voice)?"
                rf"|(?:read|speak|say) (?:your |the |my )?answers? (?:out loud|aloud)|(?:talk|speak) (?:out loud|aloud)(?: to me)?"
                rf"|(?:start|resume) (?:speaking|talking|reading)(?: your answers)?{_ALOUD}"),
+    ("hush", r"(?:stop|quit) (?:talking|speaking|reading)|be quiet|shut up|quiet|hush|sh+|(?:that's|thats|that is) enough|stop(?: it)?"),
     ("ask", r"(?:is|was) your voice (?:turned )?(?:on|off)|are you muted|is (?:the )?(?:voice|speech|sound) (?:turned )?(?:on|off)"
             r"|how (?:loud|fast) (?:are you|is your voice|do you (?:speak|talk))"
             r"|what(?:'s| is) your (?:volume|speed|speaking speed|pace)"),
@@ -105,6 +106,13 @@ def _split(words: list[str]) -> list[tuple[str, int]]:
 def is_voice_command(text: str) -> bool:
     """``text`` is only about the assistant's voice (the planner plans nothing for it)."""
     return bool(_commands(text))
+
+
+def asks_to_stop(text: str) -> bool:
+    """``text`` only says to stop ("stop talking", "that's enough"): said while a request runs, it
+    is the Stop button."""
+    found = _commands(text)
+    return bool(found) and all(name == "hush" for name, _ in found)
 
 
 def read_voice_command(text: str, settings: Any) -> VoiceCommand | None:
@@ -178,5 +186,7 @@ def _obey(name: str, settings: Any) -> VoiceCommand:
         if settings.tts:
             return VoiceCommand({}, "My voice is on: I read my answers aloud.")
         return VoiceCommand({"tts": True}, "Okay, I will read my answers aloud again.")
+    if name == "hush":  # what was being said stopped when the request came; the voice stays on
+        return VoiceCommand({}, "Okay.")
     state = "on: I read my answers aloud" if settings.tts else "off: I only write my answers"
     return VoiceCommand({}, f"My voice is {state}, at volume {_percent(volume)} and speed {_percent(rate)}.")
