@@ -555,3 +555,15 @@ def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner,
     """Short commands with words the model barely knows fell below its threshold and ran nothing;
     a request that opens with a command is asked of a step."""
     assert tasks_of(planner.plan(request_text)) == tasks
+
+
+def test_a_question_next_to_the_given_text_is_answered_from_it_then_spoken(planner):
+    """Only the speaking was heard: the passage itself was read aloud instead of the answer."""
+    check = planner.plan("Read this and tell me out loud: when does the pool open? 'The pool opens at seven and closes at nine.'")
+    assert tasks_of(check) == ["question-answering", "text-to-speech"]
+    assert check.plan.tasks[0].args["context"] == "The pool opens at seven and closes at nine."
+    assert check.plan.tasks[1].args == {"text": "<GENERATED>-0"}
+
+
+def test_a_quoted_question_to_say_is_not_asked(planner):
+    assert tasks_of(planner.plan("say this out loud: 'Are we there yet?'")) == ["text-to-speech"]

@@ -132,6 +132,8 @@ class LearnedDetector(Detector):
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
+        if not (attachments or reading.files):
+            found += _questions_on_given_text(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
@@ -552,6 +554,32 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
         if asks and about:
             out.append((k, m.labels.index(vqa), vqa))
     return out
+
+
+#: Steps that already read the text a request gives
+_TEXT_READERS = {"question-answering", "conversational", "text-generation", "text-classification", "summarization",
+                 "translation", "token-classification", "text2text-generation", "sentence-similarity",
+                 "visual-question-answering", "document-question-answering"}
+_DIRECT_QUESTION_RE = re.compile(
+    r"(?:^|[:;,.!?]\s*)(?!(?:can|could|would|will|do|did|are|were|have) (?:you|u)\b)(?:what|when|where|who|whom|which|why|how|is|are|does|do|did|was|were)\b[^?]*\?", re.I)
+
+
+def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: StepModel,
+                             reading: RequestReading) -> list[tuple[int, int, str]]:
+    """'tell me out loud: when does the shop close? "The shop opens at nine..."': a direct question
+    asked next to the text the request gives is answered from that text, even when the classifier
+    only heard the speaking."""
+    qa = "question-answering"
+    material = [q for q in reading.quotes if not q.text.rstrip().endswith("?")]
+    if qa not in m.labels or not (material or reading.subject) or any(label in _TEXT_READERS for _, _, label in found):
+        return []
+    for k, v in enumerate(views):
+        words = v.span.text
+        for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
+            words = words.replace(q.text, " ")
+        if _DIRECT_QUESTION_RE.search(words):
+            return [(k, m.labels.index(qa), qa)]
+    return []
 
 
 #: Steps that answer a question about a file
