@@ -559,9 +559,10 @@ def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner,
 
 def test_a_question_next_to_the_given_text_is_answered_from_it_then_spoken(planner):
     """Only the speaking was heard: the passage itself was read aloud instead of the answer."""
-    check = planner.plan("Read this and tell me out loud: when does the pool open? 'The pool opens at seven and closes at nine.'")
+    check = planner.plan("Say it out loud please: who painted the mural? 'The mural on Bank Street was painted by Lena Ortiz.'")
     assert tasks_of(check) == ["question-answering", "text-to-speech"]
-    assert check.plan.tasks[0].args["context"] == "The pool opens at seven and closes at nine."
+    assert check.plan.tasks[0].args == {"context": "The mural on Bank Street was painted by Lena Ortiz.",
+                                        "text": "Who painted the mural?"}
     assert check.plan.tasks[1].args == {"text": "<GENERATED>-0"}
 
 
