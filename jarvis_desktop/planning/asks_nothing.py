@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from ..voice.commands import is_voice_command as about_the_voice  # noqa: F401 (one of the wordings here)
-
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
 #: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
 _INABILITY_RE = re.compile(

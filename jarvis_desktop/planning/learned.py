@@ -18,7 +18,8 @@ import numpy as np
 from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
-from .asks_nothing import about_the_voice, asks_about_abilities, on_hold, states_inability
+from ..voice.commands import is_voice_command
+from .asks_nothing import asks_about_abilities, on_hold, states_inability
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
@@ -137,7 +138,7 @@ class LearnedDetector(Detector):
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
-                asks_about_abilities(reading.text) or about_the_voice(reading.text)):
+                asks_about_abilities(reading.text) or is_voice_command(reading.text)):
             found = []  # "can u make videos too?", "speak slower": answered without a step
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
