@@ -156,3 +156,15 @@ def test_jarvis_listen_speaks_the_answer_to_a_voice_command_the_new_way(assistan
         assert "only write" in out.getvalue() and len(player.clips) == spoken
     finally:
         speaker.close()
+
+
+def test_jarvis_listen_started_without_a_voice_says_when_it_will_speak(assistant):
+    """A conversation begun with the voice off has no speaker to turn on: it says so instead of
+    promising spoken answers it cannot give."""
+    from jarvis_desktop.config import save_setting_changes
+
+    assistant.settings.tts = False
+    save_setting_changes({"tts": False})
+    out = io.StringIO()
+    _ask(assistant, "turn your voice back on", None, out, None, None, False, True)
+    assert "next `jarvis listen`" in out.getvalue() and load_settings().tts is True

@@ -291,6 +291,8 @@ def _ask(assistant, text, speaker, out, on_event, session_id, interrupted: bool,
         kind = type(e).__name__
         if kind == "SettingsChanged" and speaker is not None:
             _retune(speaker, e.changes)
+        elif kind == "SettingsChanged" and e.changes.get("tts"):
+            out.write("(this conversation started without a voice: answers are spoken from the next `jarvis listen`) ")
         if kind == "AnswerToken":
             streamed.append(e.text)
             out.write(e.text)
