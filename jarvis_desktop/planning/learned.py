@@ -20,12 +20,13 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asks_nothing import asks_about_abilities, on_hold, states_inability
-from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
+from .detect import QUESTION_START_RE, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .segment import load_nlp, segment
+from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
 from .typos import Speller
 
@@ -106,21 +107,15 @@ class LearnedDetector(Detector):
         for j, label in enumerate(m.labels):
             if needs[j] >= m.threshold:
                 found.append((int(P[:, j].argmax()), j, label))
-        if not found and len(views) and not (attachments or reading.files) and _media_input(m.labels[int(needs.argmax())]):
-            # a step on a photo or recording that was not given: planned, so the linker can say what is missing
+        if not found and len(views):
+            # below the threshold, the likeliest step still runs when the request is plainly for one:
+            # a step on a photo or recording that was not given (planned, so the linker can say what
+            # is missing), a file or quoted words given to be worked on, or a command whose words the
+            # model knows too little of to be sure ("draw a busy market")
             j = int(needs.argmax())
-            if needs[j] >= m.threshold * FALLBACK_SHARE:
-                found.append((int(P[:, j].argmax()), j, m.labels[j]))
-        if not found and len(views) and (gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words)):
-            # "draw a busy market": a command, whose words the model knows too little of to be
-            # sure; the likeliest step beats an answer that does nothing
-            j = int(needs.argmax())
-            if needs[j] >= m.threshold * FALLBACK_SHARE:
-                found.append((int(P[:, j].argmax()), j, m.labels[j]))
-        if not found and len(views) and (attachments or reading.files or reading.quotes):
-            # a file or quoted words given with a request are there to be worked on: the likeliest step
-            j = int(needs.argmax())
-            if needs[j] >= m.threshold * FALLBACK_SHARE:
+            for_a_step = (attachments or reading.files or reading.quotes or _media_input(m.labels[j])
+                          or gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words))
+            if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg)
@@ -523,8 +518,6 @@ def _says_about(toks, k: int) -> bool:
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
 
 
-#: Verbs that ask for an answer to the question after them ("tell me whether ...", "check if ...")
-_ASKING = {"tell", "say", "check", "see", "know", "ask", "find", "speak", "answer", "count", "guess"}
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
 
 
@@ -550,7 +543,7 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
             continue  # "describe the new picture and tell me what it shows": the description is the answer
         toks = _tokens_in(seg, v.span)
         asks = any(t.lower in _ASKING_WORDS for t in toks) and (
-            any(t.lemma in _ASKING for t in toks) or v.span.text.rstrip().endswith("?"))
+            any(t.lemma in ASKING_VERBS for t in toks) or v.span.text.rstrip().endswith("?"))
         about = any(t.lower in ("it", "them") or t.lemma in image_words for t in toks)
         if asks and about:
             out.append((k, m.labels.index(vqa), vqa))
@@ -561,8 +554,9 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
 _TEXT_READERS = {"question-answering", "conversational", "text-generation", "text-classification", "summarization",
                  "translation", "token-classification", "text2text-generation", "sentence-similarity",
                  "visual-question-answering", "document-question-answering"}
-_DIRECT_QUESTION_RE = re.compile(
-    r"(?:^|[:;,.!?]\s*)(?!(?:can|could|would|will|do|did|are|were|have) (?:you|u)\b)(?:what|when|where|who|whom|which|why|how|is|are|does|do|did|was|were)\b[^?]*\?", re.I)
+#: A request put as a question ("could I get a video of ...?") or a question about the assistant
+#: itself ("do you keep what I say?"), not a question about the text
+_TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)
 
 
 def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: StepModel,
@@ -578,7 +572,8 @@ def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: 
         words = v.span.text
         for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
             words = words.replace(q.text, " ")
-        if _DIRECT_QUESTION_RE.search(words):
+        asked = (p.strip() for p in re.findall(r"[^:;,.!?]*\?", words))
+        if any(QUESTION_START_RE.match(p) and not _TO_YOU_RE.match(p) for p in asked):
             return [(k, m.labels.index(qa), qa)]
     return []
 

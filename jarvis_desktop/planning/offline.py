@@ -490,7 +490,7 @@ class OfflinePlanner:
         for m in re.finditer(r"[^.?!]*\?", r.text):
             s = m.group(0).strip()
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
-            head, colon, asked = s.rpartition(":")
+            _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):
                 s = asked.strip()  # "say it out loud please: who painted it?"
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):

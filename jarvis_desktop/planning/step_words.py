@@ -60,9 +60,13 @@ def instruction(text: str, start: int, clause: Span) -> str:
     return (s[0].upper() + s[1:]) if s else "Edit the image"
 
 
+#: Verbs that ask for the answer to the question after them ("tell me whether ...", "check if ...",
+#: "figure out what ...")
+ASKING_VERBS = frozenset({"tell", "say", "check", "see", "know", "ask", "find", "work", "figure", "guess", "speak",
+                          "answer", "count"})
 #: "tell me (out loud) whether ...", "check if ...": the asking around a question put indirectly
 _ASKED_RE = re.compile(
-    r"^(?:.*?\b(?:tell|say|check|see|know|ask|find out|work out|figure out|guess)\b(?:\s+(?:me|us))?"
+    r"^(?:.*?\b(?:" + "|".join(sorted(ASKING_VERBS)) + r")(?:\s+out)?\b(?:\s+(?:me|us))?"
     r"(?:\s+(?:out\s+loud|aloud))?\s+)(?P<q>(?:whether|if|what|how|which|who|where|whose)\b.+)$", re.I | re.S)
 #: "whether there is a dragon in it" -> "is there a dragon in it?"
 _YES_NO_RE = re.compile(r"^(?:whether|if)\s+(?P<subj>there|it|this|that|they|he|she)\s+(?P<verb>is|are|was|were|has|have)\b(?P<rest>.*)$", re.I | re.S)
@@ -76,9 +80,10 @@ def question_asked(clause: str) -> str:
     """A question a clause asks indirectly, put directly: "tell me whether there is a dragon in it"
     -> "Is there a dragon in it?", "say how many people are in it" -> "How many people are in it?".
     The clause's own words when it asks nothing indirectly."""
-    m = _ASKED_RE.match(prompt_text(clause))
+    words = prompt_text(clause)
+    m = _ASKED_RE.match(words)
     if not m:
-        return prompt_text(clause)
+        return words
     q = m.group("q").strip(" ,.;!?")
     yn = _YES_NO_RE.match(q)
     if yn:
