@@ -327,3 +327,32 @@ def test_a_step_found_where_no_file_of_its_kind_is_spoken_of_is_only_dropped(pla
 def test_a_plan_that_makes_its_own_picture_needs_none_attached(planner):
     check = planner.plan("make a picture of a cat on a skateboard and describe it", [])
     assert [t.task for t in check.plan.tasks] == ["text-to-image", "image-to-text"] and not check.missing
+
+
+def test_a_step_that_names_an_earlier_result_reads_that_result(planner, files):
+    """"...the transcript" after a summary: the names are found in the transcript, not the summary."""
+    check = planner.plan("Transcribe this voice memo, sum it up in two lines, and list the people mentioned in the transcript.",
+                         [files["memo.wav"]])
+    assert tasks_of(check) == ["automatic-speech-recognition", "summarization", "token-classification"]
+    asr, summ, names = check.plan.tasks
+    assert summ.dep == [asr.id]
+    assert names.args["text"] == placeholder(asr.id) and names.dep == [asr.id]
+
+
+def test_a_result_named_by_its_language_is_that_translation(planner, files):
+    check = planner.plan("Caption this photo, translate the caption into German, classify its sentiment, "
+                         "and then read the German version out loud.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-text", "translation", "text-classification", "text-to-speech"]
+    i2t, tr, mood, tts = check.plan.tasks
+    assert tr.args["target_language"] == "German" and mood.dep == [tr.id]
+    assert tts.args["text"] == placeholder(tr.id) and tts.dep == [tr.id]
+
+
+def test_a_result_named_like_the_last_one_made_stays_the_last_one(planner, files):
+    """"Write a description ..., then translate the description": the written one, not a caption
+    made before it."""
+    check = planner.plan("Caption this photo, then write a longer description of the scene for a catalogue, "
+                         "and translate the description into Italian.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-text", "text-generation", "translation"]
+    i2t, gen, tr = check.plan.tasks
+    assert tr.args["text"] == placeholder(gen.id)

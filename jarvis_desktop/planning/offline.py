@@ -23,7 +23,7 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
-from .step_words import inline_subject, instruction, prompt_text, question_asked
+from .step_words import inline_subject, instruction, language_named, named_results, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
 
@@ -420,6 +420,9 @@ class OfflinePlanner:
                         n.args.get("text") == named and n.pos >= clause.start for n in st.nodes):
                     return placeholder(prod.id)  # "translate notes.docx to Dutch, read aloud": the translation
                 return named
+        meant = _named_producer(d, st, clause, prod)
+        if meant is not None:
+            return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
         if prod and not parallel:
             return placeholder(prod.id)
         text_file = _nearest_file("text", d.start, st)
@@ -570,6 +573,29 @@ class OfflinePlanner:
 def _uses(args: dict[str, str]) -> list[int]:
     """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
     return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
+
+
+def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) -> _Node | None:
+    """The earlier step whose text the clause names ("the transcript", "the caption") when that is
+    not the last text made (``prod``); never the step's own kind of result."""
+    # a clause holding an earlier step too ("translate that description into German and read it
+    # out"): the words before this step name what the earlier one reads
+    words = clause.text[max(0, d.start - clause.start):] if any(clause.start <= n.pos < d.start for n in st.nodes) else clause.text
+    language = language_named(words)
+    if language and d.task != "translation":  # "read the Spanish version": the translation into Spanish
+        node = next((n for n in reversed(st.nodes) if n.task == "translation"
+                     and n.args.get("target_language", "").lower() == language.lower()), None)
+        if node is not None:
+            return None if node is prod else node
+    for makers in named_results(words):
+        if d.task in makers:
+            continue
+        if prod is not None and prod.task in makers:
+            return None  # the last text is one so called ("write a description..., translate the description")
+        node = next((n for n in reversed(st.nodes) if n.task in makers and "text" in n.outputs), None)
+        if node is not None:
+            return node
+    return None
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
