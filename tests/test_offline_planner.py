@@ -356,3 +356,16 @@ def test_a_result_named_like_the_last_one_made_stays_the_last_one(planner, files
     assert tasks_of(check) == ["image-to-text", "text-generation", "translation"]
     i2t, gen, tr = check.plan.tasks
     assert tr.args["text"] == placeholder(gen.id)
+
+
+def test_a_picture_with_a_subject_of_its_own_does_not_read_the_text_before_it(planner):
+    check = planner.plan("Write a short limerick about my cat Pepper, then make a watercolour painting of a lighthouse "
+                         "on a stormy coast, and read the limerick to me at the end.", [])
+    assert tasks_of(check) == ["text-generation", "text-to-image", "text-to-speech"]
+    gen, pic, tts = check.plan.tasks
+    assert pic.dep in ([], [-1]) and "lighthouse" in pic.args["text"]
+    assert tts.args["text"] == placeholder(gen.id)
+    # a picture of what was written still reads it
+    check = planner.plan("Write a short limerick about my cat Pepper, then make a picture of it.", [])
+    gen, pic = check.plan.tasks
+    assert pic.args["text"] == placeholder(gen.id)

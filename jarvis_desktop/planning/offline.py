@@ -51,6 +51,10 @@ TEXT_REF_RE = re.compile(
 RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", re.I)
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+#: A picture or video asked for with its own subject ("an illustration of a Roman forum at dawn")
+_OWN_SUBJECT_RE = re.compile(
+    r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
+    r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
 #: Words for a recording of speech
 SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|memo|voicemail|clip)\b", re.I)
 #: Words saying a recording holds what a step needs ("the question in my recording").
@@ -423,6 +427,8 @@ class OfflinePlanner:
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
+        if prod and d.task in ("text-to-image", "text-to-video") and _has_own_subject(r.text[d.start : clause.end]):
+            return prompt_text(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
         text_file = _nearest_file("text", d.start, st)
@@ -596,6 +602,13 @@ def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) 
         if node is not None:
             return node
     return None
+
+
+def _has_own_subject(words: str) -> bool:
+    """A picture or video asked for with a subject of its own and no word pointing back at a result."""
+    return bool(_OWN_SUBJECT_RE.search(words)) and not (
+        RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named_results(words)
+        or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
