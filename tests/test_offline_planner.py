@@ -369,3 +369,19 @@ def test_a_picture_with_a_subject_of_its_own_does_not_read_the_text_before_it(pl
     check = planner.plan("Write a short limerick about my cat Pepper, then make a picture of it.", [])
     gen, pic = check.plan.tasks
     assert pic.args["text"] == placeholder(gen.id)
+
+
+def test_the_original_photo_is_the_file_given_not_what_a_step_made_of_it(planner, files):
+    check = planner.plan("Make this photo look like an oil painting and then caption the original one.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["image-to-image", "image-to-text"]
+    painting, caption = check.plan.tasks
+    assert caption.args["image"] == str(files["photo.jpg"].path) and caption.dep in ([], [-1])
+    check = planner.plan("Use the edges of this photo to draw a robot city, then caption the original photo.", [files["photo.jpg"]])
+    assert tasks_of(check) == ["canny-control", "canny-text-to-image", "image-to-text"]
+    assert check.plan.tasks[2].args["image"] == str(files["photo.jpg"].path)
+    check = planner.plan("Turn this photo into a pencil sketch, then describe the new picture.", [files["photo.jpg"]])
+    sketch, caption = check.plan.tasks
+    assert caption.args["image"] == placeholder(sketch.id)
+    check = planner.plan("Clean up the hiss in this recording, then transcribe the cleaned version, not the original.", [files["memo.wav"]])
+    clean, asr = check.plan.tasks
+    assert asr.args["audio"] == placeholder(clean.id)

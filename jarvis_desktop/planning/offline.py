@@ -55,6 +55,8 @@ EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|fo
 _OWN_SUBJECT_RE = re.compile(
     r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
     r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
+#: "the original photo", "the original one": the file as given, before any step changed it
+ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b", re.I)
 #: Words for a recording of speech
 SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|memo|voicemail|clip)\b", re.I)
 #: Words saying a recording holds what a step needs ("the question in my recording").
@@ -387,6 +389,10 @@ class OfflinePlanner:
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):
             return _attachment_value(own[0].text, kind, st)
+        if prod and any(not re.search(r"\bnot\s*$", clause.text[: m.start()]) for m in ORIGINAL_RE.finditer(clause.text)):
+            att = _nearest_file(kind, d.start, st)
+            if att:  # "..., and caption the original photo": the file given, not what was made of it
+                return att  # ("transcribe the cleaned version, not the original": what was made)
         if prod and not parallel:
             return placeholder(prod.id)
         att = _nearest_file(kind, d.start, st)
