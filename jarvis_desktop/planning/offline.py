@@ -23,7 +23,8 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
-from .step_words import inline_subject, instruction, language_named, named_results, prompt_text, question_asked
+from .result_refs import ORIGINAL_RE, RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, named_results
+from .step_words import inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
 
@@ -38,25 +39,8 @@ CONTENT_TASKS = {
 #: was about. Speaking the verdict, or making a picture of it, still reads the verdict.
 LABEL_TASKS = {"text-classification", "token-classification", "sentence-similarity"}
 PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
-#: "based on the transcription", "according to the label": an instruction taken from an earlier result.
-TEXT_REF_RE = re.compile(
-    r"\b(?:based on|according to|depending on|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
-    r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question|points|content|emotions?|preferences|sentiment|mood|instructions?"
-    r"|discussion|conversation|dialogue|concept|suggestions?|advice|recommendations?)\b"
-    r"|\bapply (?:this|that|the) (?:edit|change|instruction)"
-    r"|\badd (?:the|this|that) (?:\w+ )?(?:text|answer|caption|label|translation|summary|words)\b",
-    re.I,
-)
-#: Words that point at an earlier step's result ("translate the summary", "read it out")
-RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", re.I)
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
-#: A picture or video asked for with its own subject ("an illustration of a Roman forum at dawn")
-_OWN_SUBJECT_RE = re.compile(
-    r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
-    r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
-#: "the original photo", "the original one": the file as given, before any step changed it
-ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b", re.I)
 #: Words for a recording of speech
 SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|memo|voicemail|clip)\b", re.I)
 #: Words saying a recording holds what a step needs ("the question in my recording").
@@ -433,7 +417,7 @@ class OfflinePlanner:
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task in ("text-to-image", "text-to-video") and _has_own_subject(r.text[d.start : clause.end]):
+        if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end]):
             return prompt_text(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
@@ -608,13 +592,6 @@ def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) 
         if node is not None:
             return node
     return None
-
-
-def _has_own_subject(words: str) -> bool:
-    """A picture or video asked for with a subject of its own and no word pointing back at a result."""
-    return bool(_OWN_SUBJECT_RE.search(words)) and not (
-        RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named_results(words)
-        or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:

@@ -98,39 +98,3 @@ def question_asked(clause: str) -> str:
         q = f"{wh.group('wh')} {wh.group('verb')} {wh.group('subj')}{wh.group('rest')}"
     q = re.sub(r"\s+(?:out\s+loud|aloud|for\s+me)$", "", q.strip(), flags=re.I)
     return q[0].upper() + q[1:] + "?"
-
-
-#: What people call an earlier step's text when they point back at it ("read the caption aloud",
-#: "the names in the transcript", "the English version"), and which steps make a text so called.
-_RESULT_NOUNS = {
-    ("automatic-speech-recognition",): r"transcripts?|transcriptions?",
-    ("image-to-text", "text-generation"): r"captions?|descriptions?|alt[- ]text",
-    ("summarization",): r"summary|summaries|recap|gist|key points|short(?:er)? version",
-    ("translation",): r"translations?|translated [\w-]+",
-    ("text-generation",): r"poem|story|paragraph|e-?mail|essay|haiku|lyrics|slogan|reply|draft",
-}
-_RESULT_NOUN_RE = re.compile(
-    r"\b(?:the|that|this|your|its|those|these)\s+(?:[\w-]+\s+){0,2}?(?:"
-    + "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values())) + r")\b", re.I)
-
-
-#: "the Spanish version", "this French description": a result named by its language.
-_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
-
-
-def language_named(text: str) -> str | None:
-    """The language a result is named by ("read the Spanish version" -> "Spanish"), if any."""
-    m = _LANGUAGE_VERSION_RE.search(text)
-    return m.group(1) if m else None
-
-
-def named_results(text: str) -> list[tuple[str, ...]]:
-    """The steps whose results ``text`` points back at by name (each as the task types that make
-    a text so called), in the order it names them."""
-    makers = list(_RESULT_NOUNS)
-    found: list[tuple[str, ...]] = []
-    for m in _RESULT_NOUN_RE.finditer(text):
-        tasks = makers[next(int(k[1:]) for k, v in m.groupdict().items() if v)]
-        if tasks not in found:
-            found.append(tasks)
-    return found

@@ -1,0 +1,66 @@
+"""Words that point back at what an earlier step made, or at what the user gave.
+
+"Translate the summary", "based on the transcription", "the German version", "the original
+photo", "it": the planner links a step to the result these words name. Plain text in, answers out.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: "based on the transcription", "according to the label": an instruction taken from an earlier result.
+TEXT_REF_RE = re.compile(
+    r"\b(?:based on|according to|depending on|reflect\w*|using|use|guided by|in line with|inspired by|following|matching)\s+(?:the |this |that |these |those |its |my |our |your )?(?:\w+ )?"
+    r"(?:transcri\w*|text|summary|translation|answer|label|labels|result|results|theme|description|caption|details|output|response|category|classification|idea|information|info|findings|words|query|question|points|content|emotions?|preferences|sentiment|mood|instructions?"
+    r"|discussion|conversation|dialogue|concept|suggestions?|advice|recommendations?)\b"
+    r"|\bapply (?:this|that|the) (?:edit|change|instruction)"
+    r"|\badd (?:the|this|that) (?:\w+ )?(?:text|answer|caption|label|translation|summary|words)\b",
+    re.I,
+)
+#: Words that point at an earlier step's result ("translate the summary", "read it out")
+RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarized|translation|translated|transcri\w+|description|caption|label|response|it|them)\b", re.I)
+#: A picture or video asked for with its own subject ("an illustration of a Roman forum at dawn")
+OWN_SUBJECT_RE = re.compile(
+    r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
+    r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
+#: "the original photo", "the original one": the file as given, before any step changed it
+ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b", re.I)
+#: What people call an earlier step's text when they point back at it ("read the caption aloud",
+#: "the names in the transcript", "the English version"), and which steps make a text so called.
+_RESULT_NOUNS = {
+    ("automatic-speech-recognition",): r"transcripts?|transcriptions?",
+    ("image-to-text", "text-generation"): r"captions?|descriptions?|alt[- ]text",
+    ("summarization",): r"summary|summaries|recap|gist|key points|short(?:er)? version",
+    ("translation",): r"translations?|translated [\w-]+",
+    ("text-generation",): r"poem|story|paragraph|e-?mail|essay|haiku|lyrics|slogan|reply|draft",
+}
+_RESULT_NOUN_RE = re.compile(
+    r"\b(?:the|that|this|your|its|those|these)\s+(?:[\w-]+\s+){0,2}?(?:"
+    + "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values())) + r")\b", re.I)
+#: "the Spanish version", "this French description": a result named by its language.
+_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
+
+
+def language_named(text: str) -> str | None:
+    """The language a result is named by ("read the Spanish version" -> "Spanish"), if any."""
+    m = _LANGUAGE_VERSION_RE.search(text)
+    return m.group(1) if m else None
+
+
+def named_results(text: str) -> list[tuple[str, ...]]:
+    """The steps whose results ``text`` points back at by name (each as the task types that make
+    a text so called), in the order it names them."""
+    makers = list(_RESULT_NOUNS)
+    found: list[tuple[str, ...]] = []
+    for m in _RESULT_NOUN_RE.finditer(text):
+        tasks = makers[next(int(k[1:]) for k, v in m.groupdict().items() if v)]
+        if tasks not in found:
+            found.append(tasks)
+    return found
+
+
+def has_own_subject(words: str) -> bool:
+    """A picture or video asked for with a subject of its own and no word pointing back at a result."""
+    return bool(OWN_SUBJECT_RE.search(words)) and not (
+        RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named_results(words)
+        or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
