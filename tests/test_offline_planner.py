@@ -385,3 +385,13 @@ def test_the_original_photo_is_the_file_given_not_what_a_step_made_of_it(planner
     check = planner.plan("Clean up the hiss in this recording, then transcribe the cleaned version, not the original.", [files["memo.wav"]])
     clean, asr = check.plan.tasks
     assert asr.args["audio"] == placeholder(clean.id)
+
+
+def test_a_recording_given_is_transcribed_not_the_speech_just_made(planner, files):
+    check = planner.plan('Say "the meeting moved to room 4" out loud, and also transcribe the voice memo I recorded.', [files["memo.wav"]])
+    assert tasks_of(check) == ["text-to-speech", "automatic-speech-recognition"]
+    assert check.plan.tasks[1].args["audio"] == str(files["memo.wav"].path)
+    # with nothing given, the speech just made is what there is to transcribe
+    check = planner.plan("Say 'good morning' in a cheerful voice and then transcribe what you said.", [])
+    tts, asr = check.plan.tasks
+    assert asr.args["audio"] == placeholder(tts.id)

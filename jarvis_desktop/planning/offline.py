@@ -377,6 +377,11 @@ class OfflinePlanner:
             att = _nearest_file(kind, d.start, st)
             if att:  # "..., and caption the original photo": the file given, not what was made of it
                 return att  # ("transcribe the cleaned version, not the original": what was made)
+        if prod and prod.task == "text-to-speech":
+            used = {v for n in st.nodes for v in n.args.values()}
+            unread = [f for f in _given_files(kind, st) if f not in used]
+            if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
+                return unread[0]
         if prod and not parallel:
             return placeholder(prod.id)
         att = _nearest_file(kind, d.start, st)
