@@ -23,7 +23,7 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
-from .result_refs import ORIGINAL_RE, RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, named_results
+from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
 from .step_words import inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
@@ -373,13 +373,12 @@ class OfflinePlanner:
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):
             return _attachment_value(own[0].text, kind, st)
-        if prod and any(not re.search(r"\bnot\s*$", clause.text[: m.start()]) for m in ORIGINAL_RE.finditer(clause.text)):
+        if prod and means_original(clause.text):
             att = _nearest_file(kind, d.start, st)
             if att:  # "..., and caption the original photo": the file given, not what was made of it
-                return att  # ("transcribe the cleaned version, not the original": what was made)
+                return att
         if prod and prod.task == "text-to-speech":
-            used = {v for n in st.nodes for v in n.args.values()}
-            unread = [f for f in _given_files(kind, st) if f not in used]
+            unread = [f for f in _given_files(kind, st) if f not in _values_read(st)]
             if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
                 return unread[0]
         if prod and not parallel:
@@ -519,7 +518,7 @@ class OfflinePlanner:
         """The other side of a comparison when it is a given file no step has read yet ("does what
         I said in this voice memo match my note in the photo?", "do the two scanned pages say the
         same?"): a text file as it is, a recording or an image through its own reading step."""
-        used = {v for n in st.nodes for v in n.args.values()} | {taken}
+        used = _values_read(st) | {taken}
         for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
             for src in _given_files(kind, st):
                 if src in used or kind == "text" and src.lower().endswith(TABLE_EXTS):
@@ -574,6 +573,11 @@ class OfflinePlanner:
 def _uses(args: dict[str, str]) -> list[int]:
     """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
     return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
+
+
+def _values_read(st: _State) -> set[str]:
+    """Every argument the steps so far read (files, texts, earlier results)."""
+    return {v for n in st.nodes for v in n.args.values()}
 
 
 def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) -> _Node | None:

@@ -59,6 +59,11 @@ def named_results(text: str) -> list[tuple[str, ...]]:
     return found
 
 
+def means_original(text: str) -> bool:
+    """``text`` points at a file as given ("caption the original photo"), not in "..., not the original"."""
+    return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
+
+
 def has_own_subject(words: str) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result."""
     return bool(OWN_SUBJECT_RE.search(words)) and not (
