@@ -26,7 +26,7 @@ from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .segment import load_nlp, segment
-from .step_words import ASKING_VERBS
+from .step_words import ASKING_VERBS, CONTENT_TASKS
 from .stepmodel import StepModel
 from .typos import Speller
 
@@ -550,10 +550,8 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
     return out
 
 
-#: Steps that already read the text a request gives
-_TEXT_READERS = {"question-answering", "conversational", "text-generation", "text-classification", "summarization",
-                 "translation", "token-classification", "text2text-generation", "sentence-similarity",
-                 "visual-question-answering", "document-question-answering"}
+#: Steps that already read the text a request gives (a question about it needs no step of its own)
+_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation", "visual-question-answering", "document-question-answering"}
 #: A request put as a question ("could I get a video of ...?") or a question about the assistant
 #: itself ("do you keep what I say?"), not a question about the text
 _TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)

@@ -24,16 +24,10 @@ from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
 from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
-from .step_words import inline_subject, instruction, prompt_text, question_asked
+from .step_words import CONTENT_TASKS, inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
 
-#: Tasks whose text input is the content to process (not a prompt to write from): when no text
-#: is given they read it out of an attached image or recording first.
-CONTENT_TASKS = {
-    "summarization", "translation", "token-classification", "text-classification", "text2text-generation",
-    "text-to-speech", "sentence-similarity", "question-answering", "conversational",
-}
 #: Steps whose text output is a verdict or a list of labels, not prose ("positive", "similar: 0.82",
 #: "PERSON: Ana"): a later step that rewrites, translates or sums up "it" means the text the verdict
 #: was about. Speaking the verdict, or making a picture of it, still reads the verdict.
@@ -380,7 +374,7 @@ class OfflinePlanner:
         if prod and prod.task == "text-to-speech":
             unread = [f for f in _given_files(kind, st) if f not in _values_read(st)]
             if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
-                return unread[0]
+                return unread[0]  # (not for every made picture or sound: TaskBench's chains read those)
         if prod and not parallel:
             return placeholder(prod.id)
         att = _nearest_file(kind, d.start, st)

@@ -7,6 +7,13 @@ import re
 
 from .extract import Span
 
+#: Tasks whose text input is the content to process (not a prompt to write from): when no text
+#: is given they read it out of an attached image or recording first.
+CONTENT_TASKS = {
+    "summarization", "translation", "token-classification", "text-classification", "text2text-generation",
+    "text-to-speech", "sentence-similarity", "question-answering", "conversational",
+}
+
 LEAD_RE = re.compile(
     r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now)\b\W*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
