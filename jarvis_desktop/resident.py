@@ -41,7 +41,8 @@ LOG_NAME = "planner.log"
 ENV_PREFIXES = ("JARVIS_", "OPENAI_", "AZURE_", "HF_", "HUGGINGFACE_", "TRANSFORMERS_", "SPACY_")
 #: How long a caller waits for a planner it started: loading spaCy cold can take several seconds.
 START_WAIT_S = 60.0
-#: A request that ends a planner's warm-up: loads the parser, the classifier and the word vectors.
+#: A request that ends a planner's warm-up: loads the parser, the classifier, the word vectors and
+#: the clause encoder.
 WARM_UP_REQUEST = "describe this photo and read the description to me out loud"
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 

@@ -243,6 +243,25 @@ def test_setup_dialog_downloads_from_a_fake_hub_with_a_bar_per_model(qtbot, jarv
         hub.close()
 
 
+def test_the_window_warms_the_offline_planner_in_the_background(qtbot, jarvis_env):
+    """The parser and the clause encoder load while the user is still typing, on a worker thread,
+    not when the first request is planned."""
+    from jarvis_desktop.ui.main_window import MainWindow
+
+    w = MainWindow(make_settings())
+    qtbot.addWidget(w)
+    w.show()
+
+    def warm() -> bool:
+        planner = getattr(getattr(w, "assistant", None), "_offline_planner", None)
+        return planner is not None and planner.detector._warm
+
+    qtbot.waitUntil(warm, timeout=60_000)
+    assert w.send_button.isEnabled()
+    w.close()
+    qtbot.waitUntil(lambda: w._closed, timeout=30_000)
+
+
 def test_the_first_run_banner_offers_model_setup(qtbot, jarvis_env):
     from jarvis_desktop.ui.main_window import MainWindow
 

@@ -182,6 +182,11 @@ class Assistant:
                 self._offline_planner = OfflinePlanner()
             return self._offline_planner
 
+    def warm_up_planner(self) -> str | None:
+        """Load the offline planner's parser and clause encoder now (seconds, once a process), so
+        the first request is planned as fast as the rest. Returns what is missing, if anything."""
+        return self.offline_planner().warm_up()
+
     def local_task_types(self) -> list[str]:
         return [t for t in TASK_TYPES if self.registry.local_models(t)]
 

@@ -79,10 +79,13 @@ def word_features(lower: str, lemma: str) -> list[str]:
 
 def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str],
                  attachment_exts: list[str] | None = None) -> list[ClauseView]:
-    """One view per clause of the request, in order (with its mean word vector when shipped)."""
+    """One view per clause of the request, in order: its features, and as its dense vector the mean
+    of its word vectors followed by the encoder's vector for it in context."""
+    from .clause_vectors import clause_vectors
     from .wordvecs import shipped_vectors
 
     vectors = shipped_vectors()
+    in_context = clause_vectors(reading.text, [(c.start, c.end) for c in seg.clauses]) if vectors is not None else None
     req_kinds = set(attachment_kinds) | {k for f in reading.files if (k := kind_of(f.text))}
     req_exts = set(attachment_exts or []) | {_ext(f.text) for f in reading.files}
     n_quotes = len(reading.quotes)
@@ -130,7 +133,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
         if ci == len(seg.clauses) - 1:
             feats.append("P:last")
         words = [w for w in seq if not w.startswith(("QUOTE", "FILE_"))]
-        dense = vectors.mean(words) if vectors is not None else np.zeros(0, dtype=np.float32)
+        dense = np.concatenate([vectors.mean(words), in_context[ci]]) if vectors is not None else np.zeros(0, dtype=np.float32)
         out.append(ClauseView(clause, head, sorted(set(feats)), dense))
     return out
 

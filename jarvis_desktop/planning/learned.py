@@ -61,18 +61,29 @@ class LearnedDetector(Detector):
         self.model = model or shipped_model()
         self.use_spacy = use_spacy
         self.embedding_note = None
+        self._warm = False
         self.speller = Speller({k[2:] for k in self.model.vocab if k.startswith("l:")})
 
     def encoder(self):
-        """Warm up: load spaCy now (the step classifier itself needs no encoder)."""
+        """Warm up: load spaCy and the clause encoder now, and note what is missing."""
+        from .clause_vectors import ClauseEncoder
+
+        notes = []
         if self.use_spacy:
             _, why = load_nlp()
             if why:
-                self.embedding_note = f"{why}; clauses cut by punctuation and step words"
-        return None
+                notes.append(f"{why}; clauses cut by punctuation and step words")
+        encoder, why = ClauseEncoder.load()
+        if encoder is None:
+            notes.append(f"{why}; steps told apart by their words alone, less accurately")
+        self.embedding_note = "; ".join(notes) or None
+        self._warm = True
+        return encoder
 
     def scores(self, reading: RequestReading, attachments: list[Attachment]):
         """Segment the request (setting ``reading.clauses``) and score each clause: views, probabilities."""
+        if not self._warm:
+            self.encoder()
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
         seg = segment(reading.text, protected, self.use_spacy)
         reading.clauses = seg.clauses
@@ -98,6 +109,13 @@ class LearnedDetector(Detector):
         if named_control_map(reading.text) is None:
             # a control map is made of something the request names (the pose, the edges, the depth
             # of a picture): without one of those words, "make a video of it" is not a guided image
+            # with no picture to work from, a picture generated from words is still asked for: what
+            # the model gave a guided generation goes to text-to-image ("make a photo of a street
+            # at night"); with one, it may be an edit of it ("make this photo wintry")
+            pictures = any(a.kind == "image" for a in attachments) or any(kind_of(f.text) == "image" for f in reading.files)
+            if GUIDED in m.labels and "text-to-image" in m.labels and not pictures:
+                g, t = m.labels.index(GUIDED), m.labels.index("text-to-image")
+                P[:, t] = 1.0 - (1.0 - P[:, t]) * (1.0 - P[:, g])
             for label in (CONTROL, GUIDED):
                 if label in m.labels:
                     P[:, m.labels.index(label)] = 0.0

@@ -221,7 +221,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready", 3000)
         self.voice.check()
         self._first_run_banner()
+        run_job(self.assistant.warm_up_planner, self._planner_warmed, name="planner warm-up", context=self)
         self.ready.emit()
+
+    def _planner_warmed(self, missing: str | None) -> None:
+        if missing and not self._closed:
+            self.statusBar().showMessage(f"Offline planner: {missing}", 10000)
 
     def _first_run_banner(self) -> None:
         s = self.settings
