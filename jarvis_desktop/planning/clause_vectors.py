@@ -34,8 +34,7 @@ WINDOW_CHARS = 4000
 class ClauseEncoder:
     """The sentence encoder, quantised, giving one unit vector per clause span of a request."""
 
-    embedder: Any  # embeddings.EmbeddingModel with int8 linear layers
-    quantised: bool
+    embedder: Any  # embeddings.EmbeddingModel with int8 linear layers (float ones where torch has no int8)
 
     @classmethod
     def load(cls) -> tuple["ClauseEncoder | None", str | None]:
@@ -69,11 +68,10 @@ def _shared_encoder() -> tuple[ClauseEncoder | None, str | None]:
     base, why = EmbeddingModel.load()  # loads once, under its own lock
     if base is None:
         return None, why
-    model, quantised = _quantised(base.model)
-    return ClauseEncoder(EmbeddingModel(base.tokenizer, model, base.path), quantised), None
+    return ClauseEncoder(EmbeddingModel(base.tokenizer, _quantised(base.model), base.path)), None
 
 
-def _quantised(model: Any) -> tuple[Any, bool]:
+def _quantised(model: Any) -> Any:
     """An int8 copy of ``model`` for planning; the float model itself when this torch cannot."""
     import copy
 
@@ -82,10 +80,10 @@ def _quantised(model: Any) -> tuple[Any, bool]:
     try:
         with warnings.catch_warnings():  # torch marks its int8 tensor helpers as deprecated
             warnings.simplefilter("ignore")
-            return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8), True
+            return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
     except Exception as e:  # a torch without int8 kernels: same vectors to a rounding, slower
         log.warning("offline planner: int8 encoder unavailable (%s); using float weights", e)
-        return model, False
+        return model
 
 
 def clause_vectors(text: str, spans: list[tuple[int, int]]) -> list[np.ndarray]:
