@@ -25,7 +25,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 TASKBENCH_DIR = CHECKOUT.parent / "shared" / "taskbench"
 OWN_REQUESTS = CHECKOUT / "bench" / "data" / "dev_requests_train.jsonl"
 #: Settings chosen by cross-validation on the dev folds (bench/taskbench.py --folds 5).
-HYPER = {"min_count": 2, "l2": 3e-4, "steps": 600, "lr": 0.1, "threshold": 0.3, "norm": False, "dense_scale": 3.0}
+HYPER = {"min_count": 2, "l2": 3e-4, "steps": 600, "lr": 0.1, "threshold": 0.35, "norm": False, "dense_scale": 3.0}
 
 
 def fit(bags: list[Bag], **overrides) -> StepModel:
