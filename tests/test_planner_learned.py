@@ -93,6 +93,29 @@ def test_clause_vectors_read_each_clause_in_its_request():
     assert all(np.array_equal(x, y) for x, y in zip(a, again))  # what training saw is what planning sees
 
 
+
+def test_traced_encoder_reads_every_length_as_the_eager_model_does():
+    """The planner's encoder is traced once on a short example; requests of any other length (and a
+    paste cut at the token limit) must come out as the eager int8 model computes them, and a padded
+    batch, which the trace never saw, must go to the eager model."""
+    import torch
+
+    from jarvis_desktop.planning.clause_vectors import ClauseEncoder, _TracedEncoder
+
+    encoder, why = ClauseEncoder.load()
+    assert why is None
+    model, tok = encoder.embedder.model, encoder.embedder.tokenizer
+    assert isinstance(model, _TracedEncoder)
+    texts = ["hi", "caption the picture of my dog, translate the caption to Spanish and say it aloud", "lorem ipsum " * 200]
+    with torch.inference_mode():
+        for text in texts:
+            ids = tok(text, truncation=True, max_length=256, return_tensors="pt")
+            got = model(**ids).last_hidden_state
+            want = model.eager(**ids).last_hidden_state
+            assert got.shape == want.shape and torch.allclose(got, want, atol=1e-5)
+        batch = tok(texts[:2], padding=True, return_tensors="pt")
+        assert torch.equal(model(**batch).last_hidden_state, model.eager(**batch).last_hidden_state)
+
 def test_without_the_encoder_the_planner_still_plans_and_says_so(monkeypatch, tmp_path):
     """Fake: the encoder package missing (it is installed here). Planning goes on from the words."""
     from jarvis_desktop.planning.clause_vectors import ClauseEncoder

