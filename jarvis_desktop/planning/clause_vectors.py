@@ -115,6 +115,9 @@ def _traced(model: Any, tokenizer: Any) -> Any:
     import torch
 
     example = tokenizer("describe this photo and then read it aloud", return_tensors="pt")["input_ids"]
+    chatty = logging.getLogger("transformers")  # tracing reads config fields it then warns about
+    level = chatty.level
+    chatty.setLevel(logging.ERROR)
     try:
         with warnings.catch_warnings(), torch.inference_mode():  # the tracer warns about every Python branch
             warnings.simplefilter("ignore")
@@ -122,6 +125,8 @@ def _traced(model: Any, tokenizer: Any) -> Any:
     except Exception as e:  # same vectors from the eager model, slower
         log.warning("offline planner: could not trace the encoder (%s); running it eagerly", e)
         return model
+    finally:
+        chatty.setLevel(level)
     return _TracedEncoder(model, graph)
 
 
