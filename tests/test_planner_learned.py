@@ -371,6 +371,29 @@ def test_each_result_of_a_step_made_per_file_goes_on_to_its_own_next_step(planne
     assert all(t.args["target_language"] == "German" for t in translations)
 
 
+@pytest.mark.parametrize("request_text", [
+    "caption the snapshot, find out what the noise in the clip is, and say both out loud",
+    "Would you describe my photo and write down the voice note, then read each of them to me?",
+])
+def test_speaking_both_results_of_different_steps_speaks_each_one(planner, tmp_path, request_text):
+    """Two unrelated steps (a photo and a recording), then "say both": one text-to-speech per
+    result, not only the last one's."""
+    check = planner.plan(request_text, attach(tmp_path, "porch.jpg", "clip.wav"))
+    tasks = check.plan.tasks
+    makers = [t for t in tasks if t.task != "text-to-speech"]
+    speakers = [t for t in tasks if t.task == "text-to-speech"]
+    assert len(makers) == 2 and len(speakers) == 2, tasks_of(check)
+    assert sorted(t.args["text"] for t in speakers) == sorted(placeholder(t.id) for t in makers)
+
+
+def test_a_result_already_read_by_a_later_step_is_not_spoken_again(planner, tmp_path):
+    check = planner.plan("transcribe both calls, sum up each transcript and read all of the summaries aloud",
+                         attach(tmp_path, "call1.wav", "call2.wav"))
+    assert tasks_of(check) == ["automatic-speech-recognition"] * 2 + ["summarization"] * 2 + ["text-to-speech"] * 2
+    summaries = [placeholder(t.id) for t in check.plan.tasks if t.task == "summarization"]
+    assert sorted(t.args["text"] for t in check.plan.tasks if t.task == "text-to-speech") == sorted(summaries)
+
+
 def test_each_table_file_is_classified_once(planner, tmp_path):
     files = attach(tmp_path, "store_north.csv", "store_south.csv")
     check = planner.plan("which of these shops will hit target? run the prediction on each sheet", files)

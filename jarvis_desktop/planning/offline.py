@@ -294,6 +294,11 @@ class OfflinePlanner:
         # a step that reads two texts (a comparison, a question with its context) reads the group once
         if each and not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
             return texts[0], group
+        # "caption a.jpg, transcribe b.wav, then read both aloud": each result nothing has read yet
+        read = _values_read(st)
+        unread = [placeholder(n.id) for n in st.nodes if "text" in n.outputs and placeholder(n.id) not in read]
+        if each and not files and len(texts) == 1 and len(unread) >= 2 and args.get(texts[0]) in unread:
+            return texts[0], unread
         return None, []
 
     def _spoken_input(self, d: Detection, st: _State, clause: Span) -> str | None:
