@@ -648,3 +648,18 @@ def test_a_question_next_to_the_given_text_is_answered_from_it_then_spoken(plann
 
 def test_a_quoted_question_to_say_is_not_asked(planner):
     assert tasks_of(planner.plan("say this out loud: 'Are we there yet?'")) == ["text-to-speech"]
+
+
+def test_a_label_asked_beside_another_step_on_quoted_text_reads_the_quote(planner):
+    """"a summary and the tone of this: '...'": the tone is of the quoted text, not of the summary."""
+    quote = "The rooms were spotless but breakfast was cold every single morning."
+    check = planner.plan(f"sum this up and tell me if the tone is positive or negative: '{quote}'")
+    assert tasks_of(check) == ["summarization", "text-classification"]
+    assert [t.args["text"] for t in check.plan.tasks] == [quote, quote]
+
+
+def test_a_label_asked_of_a_named_result_still_reads_that_result(planner):
+    check = planner.plan("sum this up, then tell me if the summary sounds positive or negative: "
+                         "'The rooms were spotless but breakfast was cold every single morning.'")
+    assert tasks_of(check) == ["summarization", "text-classification"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)

@@ -401,6 +401,9 @@ class OfflinePlanner:
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
+        if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not RESULT_REF_RE.search(clause.text)
+                and any(q.text == last.args.get("text") for q in r.quotes)):
+            return last.args["text"]  # "summarize + sentiment: '...'": both read the quoted text
         strong_ref = RESULT_REF_RE.search(clause.text)
         if own_quotes and not (prod and strong_ref and not parallel and r.quotes[own_quotes[0]].start > d.start + 80):
             if not dry:
