@@ -294,11 +294,12 @@ class OfflinePlanner:
         # a step that reads two texts (a comparison, a question with its context) reads the group once
         if each and not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
             return texts[0], group
-        # "caption a.jpg, transcribe b.wav, then read both aloud": each result nothing has read yet
-        read = _values_read(st)
-        unread = [placeholder(n.id) for n in st.nodes if "text" in n.outputs and placeholder(n.id) not in read]
-        if each and not files and len(texts) == 1 and len(unread) >= 2 and args.get(texts[0]) in unread:
-            return texts[0], unread
+        if each and not files and len(texts) == 1:
+            # "caption a.jpg, transcribe b.wav, then read both aloud": each result nothing has read yet
+            read = _values_read(st)
+            unread = [placeholder(n.id) for n in st.nodes if "text" in n.outputs and placeholder(n.id) not in read]
+            if len(unread) >= 2 and args.get(texts[0]) in unread:
+                return texts[0], unread
         return None, []
 
     def _spoken_input(self, d: Detection, st: _State, clause: Span) -> str | None:
@@ -401,10 +402,10 @@ class OfflinePlanner:
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
-        if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not RESULT_REF_RE.search(clause.text)
+        strong_ref = RESULT_REF_RE.search(clause.text)
+        if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not strong_ref
                 and any(q.text == last.args.get("text") for q in r.quotes)):
             return last.args["text"]  # "summarize + sentiment: '...'": both read the quoted text
-        strong_ref = RESULT_REF_RE.search(clause.text)
         if own_quotes and not (prod and strong_ref and not parallel and r.quotes[own_quotes[0]].start > d.start + 80):
             if not dry:
                 st.used_quotes.add(own_quotes[0])
