@@ -663,3 +663,17 @@ def test_a_label_asked_of_a_named_result_still_reads_that_result(planner):
                          "'The rooms were spotless but breakfast was cold every single morning.'")
     assert tasks_of(check) == ["summarization", "text-classification"]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+def test_a_generation_prompt_leaves_out_the_other_steps(planner):
+    """"write a poem about rain, then draw a picture of it": the poem's prompt is not asked to draw."""
+    check = planner.plan("compose a short poem about rain on a tin roof, then draw a picture of it")
+    assert tasks_of(check) == ["text-generation", "text-to-image"]
+    assert check.plan.tasks[0].args["text"] == "Compose a short poem about rain on a tin roof"
+
+
+def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
+    check = planner.plan("My sister turns forty on Friday. Write a toast for her party and read it aloud. She loves hiking.")
+    assert tasks_of(check) == ["text-generation", "text-to-speech"]
+    prompt = check.plan.tasks[0].args["text"]
+    assert "forty" in prompt and "hiking" in prompt and "aloud" not in prompt

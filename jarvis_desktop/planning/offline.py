@@ -481,7 +481,15 @@ class OfflinePlanner:
             src = _nearest_file("audio", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
-        return r.subject or prompt_text(r.text if d.task in ("conversational", "text-generation") else clause.text)
+        if r.subject or d.task == "conversational":
+            return r.subject or prompt_text(r.text)
+        if d.task == "text-generation":
+            # "write a poem about rain, then draw it": the poem's prompt is the request without the other steps
+            ci = r.clause_at(d.start)
+            own = [w for k, c in enumerate(r.clauses) if (k == ci or k in st.stepless) and (w := c.text.strip(" ,;"))]
+            ends = [w + ("." if nxt[:1].isupper() and w[-1] not in ".!?" else "") for w, nxt in zip(own, own[1:] + [""])]
+            return prompt_text(" ".join(ends))
+        return prompt_text(clause.text)
 
     def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:
         r = st.reading
