@@ -24,7 +24,7 @@ from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references
 from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
-from .step_words import CONTENT_TASKS, inline_subject, instruction, prompt_text, question_asked
+from .step_words import CONTENT_TASKS, generation_prompt, inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
 
@@ -484,11 +484,7 @@ class OfflinePlanner:
         if r.subject or d.task == "conversational":
             return r.subject or prompt_text(r.text)
         if d.task == "text-generation":
-            # "write a poem about rain, then draw it": the poem's prompt is the request without the other steps
-            ci = r.clause_at(d.start)
-            own = [w for k, c in enumerate(r.clauses) if (k == ci or k in st.stepless) and (w := c.text.strip(" ,;"))]
-            ends = [w + ("." if nxt[:1].isupper() and w[-1] not in ".!?" else "") for w, nxt in zip(own, own[1:] + [""])]
-            return prompt_text(" ".join(ends))
+            return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
         return prompt_text(clause.text)
 
     def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:

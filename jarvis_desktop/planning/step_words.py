@@ -27,6 +27,15 @@ def prompt_text(text: str) -> str:
     return (s[0].upper() + s[1:]) if s else text.strip()
 
 
+def generation_prompt(clauses: list[Span], own: int, stepless: set[int]) -> str:
+    """What a text-generation step writes from: its own clause and the clauses that ask for no
+    step (what the request says around it), not the clauses of the other steps ("write a poem
+    about rain, then draw it" must not ask the writer to draw)."""
+    kept = [w for k, c in enumerate(clauses) if (k == own or k in stepless) and (w := c.text.strip(" ,;"))]
+    ended = [w + ("." if nxt[:1].isupper() and w[-1] not in ".!?" else "") for w, nxt in zip(kept, kept[1:] + [""])]
+    return prompt_text(" ".join(ended))
+
+
 #: "say X out loud", "translate X into French", "summarize: X": the command around the words to work on.
 _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
     "text-to-speech": re.compile(
