@@ -677,3 +677,31 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     assert tasks_of(check) == ["text-generation", "text-to-speech"]
     prompt = check.plan.tasks[0].args["text"]
     assert "forty" in prompt and "hiking" in prompt and "aloud" not in prompt
+
+
+@pytest.mark.parametrize("request_text, clauses", [
+    ("translate letter.txt into German, say the translation, then caption pic.jpg",
+     ["translate letter.txt into German", "say the translation", "then caption pic.jpg"]),
+    ("shorten notes.txt, speak the summary, caption whiteboard.jpg",
+     ["shorten notes.txt", "speak the summary", "caption whiteboard.jpg"]),
+])
+def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
+    """A list of commands ("do A, do B, then C"), where the small parser makes one command the
+    subject of the next or a verb a noun, is cut into one clause per command when planning (the
+    training texts keep the parser's clauses, which the shipped weights were fitted on)."""
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.segment import segment
+
+    reading = read_request(request_text)
+    got = [c.text.strip(" ,") for c in segment(reading.text, [], True, commands=True).clauses]
+    assert [g.removeprefix(", ").removeprefix("and ") for g in got] == clauses
+    assert len(segment(reading.text, [], True).clauses) < len(clauses)  # the parser's own cut, for training
+
+
+def test_each_listed_command_reads_its_own_file(planner, tmp_path):
+    check = planner.plan("translate letter.txt into German, say the translation, then caption pic.jpg",
+                         attach(tmp_path, "letter.txt", "pic.jpg"))
+    assert tasks_of(check) == ["translation", "text-to-speech", "image-to-text"]
+    translation, speech, caption = check.plan.tasks
+    assert translation.args["text"].endswith("letter.txt") and caption.args["image"].endswith("pic.jpg")
+    assert speech.args["text"] == placeholder(translation.id)

@@ -85,7 +85,7 @@ class LearnedDetector(Detector):
         if not self._warm:
             self.encoder()
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
-        seg = segment(reading.text, protected, self.use_spacy)
+        seg = segment(reading.text, protected, self.use_spacy, commands=True)
         reading.clauses = seg.clauses
         views = clause_views(reading, seg, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])
         for v in views:  # "sumarize this": read as the word meant
