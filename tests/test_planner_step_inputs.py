@@ -1,0 +1,73 @@
+"""What each step of an offline plan reads: the quoted text, the result a clause names, its own
+clause of a command list, a prompt without the other steps. Every sentence was written for these
+tests (none is in the training requests or the benchmark sets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.pipeline.plan import placeholder
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+def test_a_label_asked_beside_another_step_on_quoted_text_reads_the_quote(planner):
+    """"a summary and the tone of this: '...'": the tone is of the quoted text, not of the summary."""
+    quote = "The rooms were spotless but breakfast was cold every single morning."
+    check = planner.plan(f"sum this up and tell me if the tone is positive or negative: '{quote}'")
+    assert tasks_of(check) == ["summarization", "text-classification"]
+    assert [t.args["text"] for t in check.plan.tasks] == [quote, quote]
+
+
+def test_a_label_asked_of_a_named_result_still_reads_that_result(planner):
+    check = planner.plan("sum this up, then tell me if the summary sounds positive or negative: "
+                         "'The rooms were spotless but breakfast was cold every single morning.'")
+    assert tasks_of(check) == ["summarization", "text-classification"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+def test_a_generation_prompt_leaves_out_the_other_steps(planner):
+    """"write a poem about rain, then draw a picture of it": the poem's prompt is not asked to draw."""
+    check = planner.plan("compose a short poem about rain on a tin roof, then draw a picture of it")
+    assert tasks_of(check) == ["text-generation", "text-to-image"]
+    assert check.plan.tasks[0].args["text"] == "Compose a short poem about rain on a tin roof"
+
+
+def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
+    check = planner.plan("My sister turns forty on Friday. Write a toast for her party and read it aloud. She loves hiking.")
+    assert tasks_of(check) == ["text-generation", "text-to-speech"]
+    prompt = check.plan.tasks[0].args["text"]
+    assert "forty" in prompt and "hiking" in prompt and "aloud" not in prompt
+
+
+@pytest.mark.parametrize("request_text, clauses", [
+    ("translate letter.txt into German, say the translation, then caption pic.jpg",
+     ["translate letter.txt into German", "say the translation", "then caption pic.jpg"]),
+    ("shorten notes.txt, speak the summary, caption whiteboard.jpg",
+     ["shorten notes.txt", "speak the summary", "caption whiteboard.jpg"]),
+])
+def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
+    """A list of commands ("do A, do B, then C"), where the small parser makes one command the
+    subject of the next or a verb a noun, is cut into one clause per command when planning (the
+    training texts keep the parser's clauses, which the shipped weights were fitted on)."""
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.segment import segment
+
+    reading = read_request(request_text)
+    got = [c.text.strip(" ,") for c in segment(reading.text, [], True, commands=True).clauses]
+    assert [g.removeprefix(", ").removeprefix("and ") for g in got] == clauses
+    assert len(segment(reading.text, [], True).clauses) < len(clauses)  # the parser's own cut, for training
+
+
+def test_each_listed_command_reads_its_own_file(planner, tmp_path):
+    check = planner.plan("translate letter.txt into German, say the translation, then caption pic.jpg",
+                         attach(tmp_path, "letter.txt", "pic.jpg"))
+    assert tasks_of(check) == ["translation", "text-to-speech", "image-to-text"]
+    translation, speech, caption = check.plan.tasks
+    assert translation.args["text"].endswith("letter.txt") and caption.args["image"].endswith("pic.jpg")
+    assert speech.args["text"] == placeholder(translation.id)
