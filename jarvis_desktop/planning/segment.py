@@ -9,7 +9,6 @@ requests worded in ways nobody listed still split into their steps. spaCy (the s
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +109,4 @@ def _starts_command(doc: Any, i: int) -> bool:
 
 
 def _regex_tokens(text: str) -> list[Token]:
-    import re
-
     return [Token(m.group(0), m.start(), m.group(0).lower(), m.group(0).lower(), "", "") for m in re.finditer(r"[\w'.-]+|[?]", text)]
