@@ -71,3 +71,38 @@ def test_each_listed_command_reads_its_own_file(planner, tmp_path):
     translation, speech, caption = check.plan.tasks
     assert translation.args["text"].endswith("letter.txt") and caption.args["image"].endswith("pic.jpg")
     assert speech.args["text"] == placeholder(translation.id)
+
+
+def _command_clauses(request_text: str) -> list[str]:
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.segment import segment
+
+    reading = read_request(request_text)
+    protected = [(q.start, q.end) for q in reading.quotes]
+    return [c.text.strip(" ,?.") for c in segment(reading.text, protected, True, commands=True).clauses]
+
+
+def test_a_list_of_gerunds_is_one_step_each():
+    """"could you help by estimating X, segmenting Y, and then identifying Z": the parser hangs
+    the second gerund on the first as an adverbial clause, so without a cut both steps share a
+    clause and the weaker one (both read the photo) is dropped as a rival."""
+    got = _command_clauses("Could you help me in cleaning up the audio of the lecture, transcribing the lecture for my "
+                           "notes, and then summarising the main points?")
+    assert got == ["Could you help me in cleaning up the audio of the lecture", "transcribing the lecture for my notes",
+                   "and then summarising the main points"]
+
+
+@pytest.mark.parametrize("request_text, clauses", [
+    # the words before the comma are only "and then, separately": they belong to the command after it
+    ("Would you first blur the photo.jpg background, and then, separately, tell me what breed the dog is?",
+     ["Would you first blur the photo.jpg background", "and then, separately, tell me what breed the dog is"]),
+    # "then a city ...": a thing to make, not a command of its own (a command's verb has no article)
+    ("make an edge map of this sketch, then a castle with the same outline",
+     ["make an edge map of this sketch, then a castle with the same outline"]),
+    # "whether A and B, 'quoted', say the same": "say" is the verb of the question, not a command
+    ("Then tell me whether his reply and my note, 'see you at noon', say the same thing",
+     ["Then tell me whether his reply and my note, 'see you at noon', say the same thing"]),
+])
+def test_a_comma_inside_one_command_is_not_cut(request_text, clauses):
+    assert _command_clauses(request_text) == clauses
+

@@ -100,12 +100,43 @@ def _starts_command(doc: Any, i: int) -> bool:
     translation", "speak the summary, caption whiteboard.jpg", ", then caption it" (the small
     parser makes such a verb a noun, or the object of one command the subject of the next)."""
     t = doc[i]
-    if t.lower_ in _STEP_ADVERBS:
-        return True
-    if t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in doc[t.sent.start : i]):
-        return True
     nxt = doc[i + 1]
+    if _only_connectives(doc, i - 1):
+        return False  # "and then, separately, tell me ...": the words before belong to this command
+    if t.lower_ in _STEP_ADVERBS:
+        return nxt.pos_ not in ("DET", "ADJ", "NUM")  # ", then a city with the same layout": a thing, not a command
+    earlier = doc[t.sent.start : i]
+    if t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
+        return not _awaits_verb(earlier)
+    if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
+        return True  # "help me by estimating the depth, segmenting the image, ..."
     return t.pos_ in ("VERB", "NOUN", "PROPN") and (bool(_FILE_RE.search(nxt.text)) or nxt.lower_ in _OBJECTS)
+
+
+def _only_connectives(doc: Any, comma: int) -> bool:
+    """Whether the words between the previous comma (or the sentence start) and this one are only
+    connectives and adverbs ("and then, separately,"): no command of their own to end."""
+    k = comma - 1
+    start = doc[comma].sent.start
+    while k >= start and doc[k].text != ",":
+        if doc[k].pos_ not in ("CCONJ", "ADV", "PUNCT"):
+            return False
+        k -= 1
+    return k >= start
+
+
+def _awaits_verb(tokens: Any) -> bool:
+    """Whether a "whether"/"if" question is still waiting for its verb (quoted words aside):
+    "tell me whether that translation and my attempt, 'I would like a coffee', say the same thing"."""
+    waiting, quoted = False, False
+    for tk in tokens:
+        if tk.tag_ in ("``", "''"):
+            quoted = not quoted
+        elif not quoted and tk.lower_ in ("whether", "if") and tk.dep_ == "mark":
+            waiting = True
+        elif not quoted and tk.tag_ in ("VBZ", "VBP", "VBD", "MD"):
+            waiting = False
+    return waiting
 
 
 def _regex_tokens(text: str) -> list[Token]:
