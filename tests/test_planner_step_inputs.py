@@ -106,3 +106,13 @@ def test_a_list_of_gerunds_is_one_step_each():
 def test_a_comma_inside_one_command_is_not_cut(request_text, clauses):
     assert _command_clauses(request_text) == clauses
 
+
+def test_steps_that_wait_for_one_step_keep_the_order_they_were_asked_in(planner):
+    """Speech made of quoted words, then cleaned, then transcribed: all three wait for the quote's
+    speech step; the cleaning still comes before the transcript of "it", which reads the cleaned audio."""
+    check = planner.plan("Here is my line: 'The meeting moves to Thursday.' Could you turn this text into speech, "
+                         "remove the hiss from the audio, and then transcribe it back into text?")
+    assert tasks_of(check) == ["text-to-speech", "audio-to-audio", "automatic-speech-recognition"]
+    speech, cleaned, transcript = check.plan.tasks
+    assert cleaned.args["audio"] == placeholder(speech.id)
+    assert transcript.args["audio"] == placeholder(cleaned.id)

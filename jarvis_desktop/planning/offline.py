@@ -158,6 +158,7 @@ class OfflinePlanner:
         after it still chain to it. Each step waits at most once, so the loop ends.
         """
         pending = list(dets)
+        asked = {id(d): k for k, d in enumerate(dets)}
         waited: set[int] = set()
         while pending:
             d = pending.pop(0)
@@ -172,6 +173,8 @@ class OfflinePlanner:
                 waited.add(id(d))
                 needs = _input_kinds(d.task)
                 j = next((i for i, p in enumerate(pending) if (set(_outputs(p.task)) - _input_kinds(p.task)) & needs), len(pending) - 1)
+                while j + 1 < len(pending) and id(pending[j + 1]) in waited and asked[id(pending[j + 1])] < asked[id(d)]:
+                    j += 1  # steps asked before it that wait for the same step keep their order
                 pending.insert(j + 1, d)
 
     def _add(self, d: Detection, st: _State, later: set[str], dry: bool = False) -> str:
