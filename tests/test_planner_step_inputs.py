@@ -116,3 +116,28 @@ def test_steps_that_wait_for_one_step_keep_the_order_they_were_asked_in(planner)
     speech, cleaned, transcript = check.plan.tasks
     assert cleaned.args["audio"] == placeholder(speech.id)
     assert transcript.args["audio"] == placeholder(cleaned.id)
+
+
+def test_a_question_next_to_the_words_that_name_a_file_is_asked_of_it(planner, tmp_path):
+    """"should I be worried? pic attached.": the question is about the photo, though the clause
+    that names it ("pic attached") asks for nothing."""
+    check = planner.plan("should I be worried? pic attached. also, what is the dog barking at in the clip",
+                         attach(tmp_path, "rash.jpg", "bark.wav"))
+    assert sorted(tasks_of(check)) == ["audio-classification", "visual-question-answering"]
+    vqa = next(t for t in check.plan.tasks if t.task == "visual-question-answering")
+    assert vqa.args["image"].endswith("rash.jpg")
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ('Which pile does this note belong in, invoices, receipts or letters? '
+     '"Payment of 240 euros received on 3 May for the spring workshop, thank you."', ["text-classification"]),
+    # a choice between "the same or not" compares two texts
+    ('Are these two notes saying the same thing or not? "Meet at noon." and "We meet at 12."', ["sentence-similarity"]),
+])
+def test_a_question_offering_labels_for_given_text_is_a_classification(planner, request_text, tasks):
+    """A question that offers a choice of labels for the text the request gives asks for its label;
+    a question about a document, with no document given, is not what it asks."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == tasks
+    assert check.plan.tasks[0].args["text"].startswith(("Payment", "Meet"))
+

@@ -147,7 +147,7 @@ class LearnedDetector(Detector):
         found = _without_speech_asked_about(found, views, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
-            found += _questions_on_given_text(found, views, m, reading)
+            found = _questions_on_given_text(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
@@ -202,6 +202,13 @@ class LearnedDetector(Detector):
             named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features or {t.lower for t in toks[i]} & words]
             if not named or any(_LEAVE_RE.search(views[i].span.text) for i in named):
                 continue  # the request does not talk about it, or says to leave it ("ignore the photo")
+            # "is this mushroom edible? photo attached.": the question next to the words that name
+            # the file is about it, when no step was found there and it names no other file
+            claimed = {i for i, _, _ in found}
+            others = self.kb.media_words.get("audio" if kind == "image" else "image", set())
+            named += sorted({k for i in named for k in (i - 1, i + 1) if 0 <= k < len(views) and k not in named
+                             and k not in claimed and not any(f.startswith("F:") for f in views[k].features)
+                             and not {t.lower for t in toks[k]} & others})
             asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & _QUESTION_WORDS for i in named)
             cands = _file_steps(m.labels, kind, answering=asked)  # a question answered from the file needs a question
             j = max(cands, key=lambda j: P[named, j].max())
@@ -577,21 +584,45 @@ _TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have
 
 def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: StepModel,
                              reading: RequestReading) -> list[tuple[int, int, str]]:
-    """'tell me out loud: when does the shop close? "The shop opens at nine..."': a direct question
-    asked next to the text the request gives is answered from that text, even when the classifier
-    only heard the speaking."""
-    qa = "question-answering"
+    """Steps for direct questions asked next to the text the request gives (no file given).
+
+    'tell me out loud: when does the shop close? "The shop opens at nine..."' is answered from that
+    text, even when the classifier only heard the speaking. A question that offers a choice of
+    labels ("is this happy or sad", "billing, technical or account?") asks for the text's label:
+    classification, also beside other steps, in a clause no step claimed. A question about a
+    picture or a document, with no picture given or made, cannot be what such a question asks."""
+    qa, label_task = "question-answering", "text-classification"
     material = [q for q in reading.quotes if not q.text.rstrip().endswith("?")]
-    if qa not in m.labels or not (material or reading.subject) or any(label in _TEXT_READERS for _, _, label in found):
-        return []
+    if qa not in m.labels or not (material or reading.subject):
+        return found
+    pictures = any(label in _IMAGE_MAKERS for _, _, label in found)
+    usable = [f for f in found if f[2] not in _ANSWERING or pictures]
+    claimed = {i for i, _, _ in usable}
+    reads = any(label in _TEXT_READERS for _, _, label in usable)
     for k, v in enumerate(views):
         words = v.span.text
         for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
             words = words.replace(q.text, " ")
-        asked = (p.strip() for p in re.findall(r"[^:;,.!?]*\?", words))
-        if any(QUESTION_START_RE.match(p) and not _TO_YOU_RE.match(p) for p in asked):
-            return [(k, m.labels.index(qa), qa)]
-    return []
+        # the question: its words after the last comma ("tell me out loud, when does it close?"),
+        # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
+        sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
+        last = [p.rsplit(",", 1)[-1].strip() for p in sentences]
+        direct = [q for q in sentences + last if QUESTION_START_RE.match(q) and not _TO_YOU_RE.match(q)]
+        if label_task in m.labels and k not in claimed and any(_offers_labels(q) for q in direct):
+            return usable + [(k, m.labels.index(label_task), label_task)]
+        if not reads and any(q in direct for q in last):
+            return usable + [(k, m.labels.index(qa), qa)]
+    return found
+
+
+#: "happy or sad", "billing, technical or account", "spam or not": a choice between labels
+_CHOICE_RE = re.compile(r"\b\w+,? or (?:an? |the |just )?\w+", re.I)
+#: ... unless the choice is whether two texts agree ("the same or not"): a similarity
+_COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|agree\w*)\b", re.I)
+
+
+def _offers_labels(question: str) -> bool:
+    return bool(_CHOICE_RE.search(question)) and not _COMPARING_RE.search(question)
 
 
 #: Steps that answer a question about a file
