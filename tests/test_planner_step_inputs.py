@@ -141,3 +141,42 @@ def test_a_question_offering_labels_for_given_text_is_a_classification(planner, 
     assert tasks_of(check) == tasks
     assert check.plan.tasks[0].args["text"].startswith(("Payment", "Meet"))
 
+
+@pytest.mark.parametrize("request_text, names, task", [
+    ("Here's a screenshot of my phone bill and a voice memo from my wife asking something about it. "
+     "Please transcribe her question and then answer it using the bill.", ("bill.png", "memo.mp3"), "document-question-answering"),
+    ("Please transcribe ask.wav, where I ask a question, and then answer that question from this passage: "
+     "'The pool opens at seven on weekdays and at nine on weekends; it closes every day at eight.'",
+     ("ask.wav",), "question-answering"),
+])
+def test_a_question_asked_in_a_recording_is_answered_from_its_transcript(planner, tmp_path, request_text, names, task):
+    """The question is the recording's words: the answering step reads the transcript as its question
+    (and a quoted passage next to it is what it is answered from)."""
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    tasks = tasks_of(check)
+    assert tasks == ["automatic-speech-recognition", task]
+    transcript, answer = check.plan.tasks[0], check.plan.tasks[-1]
+    assert answer.args["text"] == placeholder(transcript.id)
+    if task == "question-answering":
+        assert answer.args["context"].startswith("The pool opens")
+
+
+@pytest.mark.parametrize("request_text, spoken", [
+    # by the name the request gave the quote where it quoted it
+    ("Is this headline upbeat: 'Local team wins the cup after forty years'? Also pick out the names in it, "
+     "then read the headline aloud.", "Local team wins the cup after forty years"),
+    # by order among the quotes
+    ("Do 'The shop shuts at six' and 'We close at 6 pm' mean the same? Then read the second one out loud.",
+     "We close at 6 pm"),
+])
+def test_a_quote_pointed_at_in_words_is_what_the_step_reads(planner, request_text, spoken):
+    check = planner.plan(request_text)
+    speech = next(t for t in check.plan.tasks if t.task == "text-to-speech")
+    assert speech.args["text"] == spoken
+
+
+def test_a_result_named_after_a_quote_is_still_the_result(planner):
+    check = planner.plan("Summarise this article: 'The council approved a new park on Elm Street after months "
+                         "of debate among residents and local businesses.' Then read the summary aloud.")
+    assert tasks_of(check) == ["summarization", "text-to-speech"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)

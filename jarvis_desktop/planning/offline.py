@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..media import Attachment, kind_of
@@ -22,8 +21,9 @@ from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
-from .references import file_references
+from .references import file_references, quote_reference
 from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
+from .spoken_source import attachment_named, spoken_source
 from .step_words import CONTENT_TASKS, generation_prompt, inline_subject, instruction, prompt_text, question_asked
 
 log = logging.getLogger(__name__)
@@ -35,10 +35,6 @@ LABEL_TASKS = {"text-classification", "token-classification", "sentence-similari
 PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
-#: Words for a recording of speech
-SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|memo|voicemail|clip)\b", re.I)
-#: Words saying a recording holds what a step needs ("the question in my recording").
-SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
 
 
 @dataclass
@@ -222,7 +218,7 @@ class OfflinePlanner:
             return "ok"
         text_ref = TEXT_REF_RE.search(clause.text)
         prod = st.producer("text")
-        spoken = self._spoken_input(d, st, clause)
+        spoken = spoken_source(d.task, d.instruction, r, st.attachments, clause)
         if spoken is not None and not dry:
             # "the changes I recorded in memo.wav", "the question in the audio": the words come from speech
             prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
@@ -232,6 +228,8 @@ class OfflinePlanner:
             clause.start <= q.start < clause.end for q in r.quotes
         ):
             args["text"] = placeholder(prod.id)
+        if d.task == "question-answering" and spoken is not None:
+            args["text"] = placeholder(prod.id)  # the question is the recording's words; the quote, the passage
         if d.task == "sentence-similarity":
             other = self._second_text(d, st, clause, args.get("text", ""))
             if other:
@@ -305,29 +303,6 @@ class OfflinePlanner:
                 return texts[0], unread
         return None, []
 
-    def _spoken_input(self, d: Detection, st: _State, clause: Span) -> str | None:
-        """The audio file whose speech gives this step's instruction or question, if the request says so."""
-        if d.task not in ("image-to-image", "visual-question-answering", "document-question-answering", "question-answering"):
-            return None
-        if d.task == "image-to-image" and not d.instruction:
-            return None
-        r = st.reading
-        if any(clause.start <= q.start < clause.end for q in r.quotes):
-            return None
-        for f in r.files:
-            if kind_of(f.text) != "audio":
-                continue
-            sent = r.sentence_of(f.start).text
-            if SPOKEN_SPEC_RE.search(sent) or SPOKEN_SPEC_RE.search(clause.text) and SPOKEN_WORD_RE.search(clause.text):
-                return _attachment_value(f.text, "audio", st)
-        audio = [a for a in st.attachments if a.kind == "audio"]
-        if len(audio) == 1 and not any(kind_of(f.text) == "audio" for f in r.files):
-            # the one recording given, called by what it is ("the voice memo has my question")
-            words = SPOKEN_WORD_RE.search(r.text)
-            if words and SPOKEN_SPEC_RE.search(r.sentence_of(words.start()).text):
-                return str(audio[0].path)
-        return None
-
     def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
         for n in st.nodes:
             if n.task in ("automatic-speech-recognition", "audio-classification") and n.args.get("audio") == audio:
@@ -372,10 +347,10 @@ class OfflinePlanner:
         r = st.reading
         own = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
         prod = st.producer(kind)
-        if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == _attachment_value(own[0].text, kind, st):
+        if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == attachment_named(own[0].text, kind, st.attachments):
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):
-            return _attachment_value(own[0].text, kind, st)
+            return attachment_named(own[0].text, kind, st.attachments)
         if prod and means_original(clause.text):
             att = _nearest_file(kind, d.start, st)
             if att:  # "..., and caption the original photo": the file given, not what was made of it
@@ -418,12 +393,15 @@ class OfflinePlanner:
             # "fix the grammar in the caption draft": the text file the clause names, unless it
             # also points at a result ("compare the summary with notes.txt")
             rest = clause.text[: own_files[0].start - clause.start] + clause.text[own_files[0].end - clause.start :]
-            named = _attachment_value(own_files[0].text, "text", st)
+            named = attachment_named(own_files[0].text, "text", st.attachments)
             if named and not (prod and not parallel and RESULT_REF_RE.search(rest)):
                 if prod and not parallel and d.start > own_files[0].end and any(
                         n.args.get("text") == named and n.pos >= clause.start for n in st.nodes):
                     return placeholder(prod.id)  # "translate notes.docx to Dutch, read aloud": the translation
                 return named
+        pointed = quote_reference(r, clause)
+        if pointed is not None:
+            return r.quotes[pointed].text  # "this tweet: '...'? ..., then read the tweet aloud": the tweet
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
@@ -631,22 +609,10 @@ def _plan_attachments(st: _State) -> list[Attachment]:
     return st.attachments
 
 
-def _attachment_value(name: str, kind: str, st: _State) -> str | None:
-    """The attachment a file name in the request stands for (by name, else the only one of its kind)."""
-    low = Path(name).name.lower()
-    for a in st.attachments:
-        if a.path.name.lower() == low:
-            return str(a.path)
-    same = [a for a in st.attachments if a.kind == kind]
-    if len(same) == 1:
-        return str(same[0].path)
-    return None
-
-
 def _files_named_in(spans: list[Span], kind: str, st: _State, tables: bool = False) -> list[str]:
     """The given files of ``kind`` (``tables``: only table files) that these spans name, once each
     (by name: "the other pic" and "the price list" may belong to two steps of one clause)."""
-    named = [_attachment_value(f.text, kind, st) for f in st.reading.files
+    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files
              if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans) and (f.start, f.end) not in st.pointed
              and (not tables or f.text.lower().endswith(TABLE_EXTS))]
     return list(dict.fromkeys(v for v in named if v))
@@ -655,7 +621,7 @@ def _files_named_in(spans: list[Span], kind: str, st: _State, tables: bool = Fal
 def _given_files(kind: str, st: _State) -> list[str]:
     """The files of ``kind`` given with the request, once each: those it names (in its order),
     then attached ones it does not name."""
-    named = [_attachment_value(f.text, kind, st) for f in st.reading.files if kind_of(f.text) == kind]
+    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files if kind_of(f.text) == kind]
     return list(dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]))
 
 
@@ -666,7 +632,7 @@ def _table_file(st: _State) -> str | None:
 
 def _table_files(st: _State) -> list[str]:
     """The table files (CSV/TSV, workbooks) named in the request or attached, once each."""
-    named = [_attachment_value(f.text, "text", st) for f in st.reading.files if f.text.lower().endswith(TABLE_EXTS)]
+    named = [attachment_named(f.text, "text", st.attachments) for f in st.reading.files if f.text.lower().endswith(TABLE_EXTS)]
     attached = [str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS]
     return list(dict.fromkeys([v for v in named if v] + attached))
 
@@ -680,7 +646,7 @@ def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) ->
     if before_only and named and not before:
         return None
     if pick is not None:
-        v = _attachment_value(pick.text, kind, st)
+        v = attachment_named(pick.text, kind, st.attachments)
         if v:
             return v
     for a in st.attachments:
@@ -695,7 +661,7 @@ def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str,
     if d.task != "image-to-image" or not d.instruction:
         return {}
     r = st.reading
-    where = [r.clause_at(f.start) for f in r.files if _attachment_value(f.text, "image", st) == image]
+    where = [r.clause_at(f.start) for f in r.files if attachment_named(f.text, "image", st.attachments) == image]
     if not where or where[0] == ci:
         return {}
     own = r.clauses[where[0]]

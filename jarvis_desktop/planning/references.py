@@ -1,9 +1,12 @@
-"""Which attached file a phrase of the request means, when it does not give the file's name.
+"""Which attached file, or which quoted text, a phrase of the request means, when it does not
+give the file's name or repeat the quote.
 
 People who drop several files on the window point at them in words: by order ("the second
 photo", "the first one", "the other clip") or by what the file is called ("the boarding pass"
 for boarding_pass.png, "my lecture recording" for lecture3.m4a). The planner treats such a
-phrase as if the file's name stood there, so each step reads the file the user meant.
+phrase as if the file's name stood there, so each step reads the file the user meant. Quoted
+texts are pointed at the same ways: "read the second one aloud", "this tweet: '...' ... read
+the tweet aloud".
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 
 from ..media import Attachment
 from .extract import RequestReading, Span
+from .result_refs import RESULT_REF_RE, named_results
 
 #: Nouns that say which kind of file an ordinal points at ("the second pic").
 KIND_NOUNS = {
@@ -78,3 +82,40 @@ def _name_refs(text: str, attachments: list[Attachment]) -> list[Span]:
         for m in re.finditer(pattern, text, re.I):
             found.setdefault((m.start(), m.end()), []).append(a.path.name)
     return [Span(names[0], s, e) for (s, e), names in found.items() if len(set(names)) == 1]
+
+
+#: An ordinal pointing at one of several quoted texts ("read the second one aloud")
+_QUOTE_ORDINAL_RE = re.compile(r"\bthe\s+(first|1st|second|2nd|third|3rd|last|other)\s+(?:one|sentence|quote|text|line|phrase|message|version)\b", re.I)
+#: What the request calls the quoted text that follows ("this tweet: '", "is this headline upbeat: '")
+_QUOTE_NAME_RE = re.compile(r"\b(?:this|that|the|my|a|an|his|her|their|our)\s+(?:[a-z]+\s+)??([a-z]{3,})(?:\s+([a-z]{3,}))?"
+                            r"(?:\s+(?:is|reads|says))?\s*[:,]?\s*$", re.I)
+#: Words after "the"/"this" that do not name a text ("the same as", "the following")
+_NOT_NAMES = {"same", "one", "ones", "way", "following", "next", "other", "whole", "entire", "rest", "first", "second", "last",
+              "which", "that", "who", "what", "where", "when"}
+
+
+def quote_reference(reading: RequestReading, clause: Span) -> int | None:
+    """The quoted text (its index in ``reading.quotes``) that a clause with no quote of its own
+    points at: by order among two or more ("the second one"), or by the name the request gave it
+    where it quoted it ("this tweet: '...'", then "read the tweet aloud"). None when it points at
+    none, or when it names a step's result ("the summary", "the translated text")."""
+    quotes = reading.quotes
+    if not quotes or any(clause.start <= q.start < clause.end for q in quotes) or named_results(clause.text) or RESULT_REF_RE.search(clause.text):
+        return None
+    words = clause.text
+    if len(quotes) >= 2:
+        for m in _QUOTE_ORDINAL_RE.finditer(words):
+            at = clause.start + m.start()
+            if any(f.start <= at < f.end for f in reading.files):
+                continue  # an ordinal already read as a file ("the second photo")
+            n = _ORDINALS[m.group(1).lower()]
+            if -len(quotes) <= n < len(quotes):
+                return n % len(quotes)
+    for i, q in enumerate(quotes):
+        start = max(0, q.start - 40, quotes[i - 1].end if i else 0)
+        before = re.split(r"[.!?]\s", reading.text[start : q.start])[-1].rstrip("'\"\u201c\u2018")
+        m = _QUOTE_NAME_RE.search(before)  # the words that introduce the quote, right before it
+        names = {w.lower() for w in (m.groups() if m else ()) if w and w.lower() not in _NOT_NAMES and not named_results(w)}
+        if any(re.search(rf"\b(?:the|that|this)\s+(?:[a-z]+\s+)?{re.escape(n)}\b", words, re.I) for n in names):
+            return i
+    return None
