@@ -180,3 +180,12 @@ def test_a_result_named_after_a_quote_is_still_the_result(planner):
                          "of debate among residents and local businesses.' Then read the summary aloud.")
     assert tasks_of(check) == ["summarization", "text-to-speech"]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+def test_a_picture_with_its_own_subject_is_not_made_from_an_unrelated_result(planner):
+    """"..., and then also a picture of lanterns I can put in the email": no email was written, so
+    "the email" points back at nothing; the picture is made from its own words, not the translation."""
+    check = planner.plan("Please translate 'The shop reopens on Friday after the holidays.' into German, and then also "
+                         "create a nice picture of paper lanterns I can put in the email.")
+    assert tasks_of(check) == ["translation", "text-to-image"]
+    assert "lanterns" in check.plan.tasks[1].args["text"]

@@ -405,7 +405,7 @@ class OfflinePlanner:
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end]):
+        if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end], {n.task for n in st.nodes}):
             return prompt_text(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
