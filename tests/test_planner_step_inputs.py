@@ -24,10 +24,16 @@ def test_a_label_asked_beside_another_step_on_quoted_text_reads_the_quote(planne
     assert [t.args["text"] for t in check.plan.tasks] == [quote, quote]
 
 
-def test_a_label_asked_of_a_named_result_still_reads_that_result(planner):
-    check = planner.plan("sum this up, then tell me if the summary sounds positive or negative: "
-                         "'The rooms were spotless but breakfast was cold every single morning.'")
-    assert tasks_of(check) == ["summarization", "text-classification"]
+@pytest.mark.parametrize("request_text, then", [
+    ("sum this up, then tell me if the summary sounds positive or negative: "
+     "'The rooms were spotless but breakfast was cold every single morning.'", "text-classification"),
+    # a result named after the quote it was made of ("this article: '...' ... the summary")
+    ("Summarise this article: 'The council approved a new park on Elm Street after months "
+     "of debate among residents and local businesses.' Then read the summary aloud.", "text-to-speech"),
+])
+def test_a_step_asked_of_a_named_result_still_reads_that_result(planner, request_text, then):
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["summarization", then]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
 
 
@@ -173,13 +179,6 @@ def test_a_quote_pointed_at_in_words_is_what_the_step_reads(planner, request_tex
     check = planner.plan(request_text)
     speech = next(t for t in check.plan.tasks if t.task == "text-to-speech")
     assert speech.args["text"] == spoken
-
-
-def test_a_result_named_after_a_quote_is_still_the_result(planner):
-    check = planner.plan("Summarise this article: 'The council approved a new park on Elm Street after months "
-                         "of debate among residents and local businesses.' Then read the summary aloud.")
-    assert tasks_of(check) == ["summarization", "text-to-speech"]
-    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
 
 
 def test_a_picture_with_its_own_subject_is_not_made_from_an_unrelated_result(planner):
