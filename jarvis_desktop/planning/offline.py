@@ -224,12 +224,11 @@ class OfflinePlanner:
             prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
         if d.task == "image-to-image" and d.instruction:
             args["text"] = placeholder(prod.id) if (text_ref and prod) else instruction(r.text, d.start, clause)
-        if d.task in ("visual-question-answering", "document-question-answering") and text_ref and prod and not any(
-            clause.start <= q.start < clause.end for q in r.quotes
+        if prod and d.task in ("visual-question-answering", "document-question-answering", "question-answering") and (
+            spoken is not None  # the question is the recording's words (a quote beside it: the passage)
+            or d.task != "question-answering" and text_ref and not any(clause.start <= q.start < clause.end for q in r.quotes)
         ):
             args["text"] = placeholder(prod.id)
-        if d.task == "question-answering" and spoken is not None:
-            args["text"] = placeholder(prod.id)  # the question is the recording's words; the quote, the passage
         if d.task == "sentence-similarity":
             other = self._second_text(d, st, clause, args.get("text", ""))
             if other:

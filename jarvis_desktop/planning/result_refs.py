@@ -64,12 +64,12 @@ def means_original(text: str) -> bool:
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
 
 
-def has_own_subject(words: str, made: set[str] | None = None) -> bool:
+def has_own_subject(words: str, made: set[str]) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result.
 
     ``made``: the tasks planned so far; a result named ("the email") points back only when such a
     step was planned ("a nice image of cherry blossoms I can attach to the email")."""
-    named = [tasks for tasks in named_results(words) if made is None or set(tasks) & made]
+    named = [tasks for tasks in named_results(words) if set(tasks) & made]
     return bool(OWN_SUBJECT_RE.search(words)) and not (
         RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named
         or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import load_english
+from ..media import kind_of
 from .extract import Span, _clauses
 
 #: Adverbs that open a new step ("..., then read it aloud").
 _STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
 _VERBS = {"VERB"}
-#: A file name as one token ("whiteboard.jpg") and the pronouns a command acts on
-_FILE_RE = re.compile(r"\w\.[A-Za-z0-9]{2,4}$")
+#: The pronouns a command acts on
 _OBJECTS = {"it", "them", "this", "that", "these", "those"}
 
 
@@ -110,7 +110,7 @@ def _starts_command(doc: Any, i: int) -> bool:
         return not _awaits_verb(earlier)
     if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
         return True  # "help me by estimating the depth, segmenting the image, ..."
-    return t.pos_ in ("VERB", "NOUN", "PROPN") and (bool(_FILE_RE.search(nxt.text)) or nxt.lower_ in _OBJECTS)
+    return t.pos_ in ("VERB", "NOUN", "PROPN") and (kind_of(nxt.text) is not None or nxt.lower_ in _OBJECTS)
 
 
 def _only_connectives(doc: Any, comma: int) -> bool:
