@@ -204,9 +204,13 @@ def test_other_language(planner, files, text):
     "transcript standup_0312.m4a pls",
     "depth map, then neon city skyline, same layout",
     "upscale holiday pic, crisp edges, vivid colours",
+    "tidy bg noise pls, then transcibe",
+    "sumarise convo.txt, then german pls",
+    "descr pic + translat pls",
 ])
 def test_terse_english_without_common_words_is_english(text):
-    """Terse commands have no "the", "please" or "this"; file names are not words of any language."""
+    """Terse commands have no "the", "please" or "this"; file names are not words of any language,
+    and chat shorthand ("pls", "bg", "descr") is English as people type it."""
     from jarvis_desktop.planning.extract import looks_english
 
     assert looks_english(text)

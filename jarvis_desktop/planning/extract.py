@@ -108,13 +108,21 @@ KNOWN_SHARE = 0.6
 
 
 def _known_share(words: list[str]) -> float:
+    """Share of the words (two letters or more) that are English as people type it: in the shipped
+    word list, or chat shorthand ("pls", "ppl", "pic").
+
+    Why: a hurried command ("caption + count ppl pls") is English to its writer; its shorthand must
+    not make the planner turn it away as another language. Typos are not counted: one letter off
+    an English word is also how many other languages spell it ("describa", "imagen")."""
+    from .features import SHORTHAND
     from .wordvecs import STOPWORDS, shipped_vectors
 
     table = shipped_vectors()
     if table is None:
         return 0.0
     long = [w for w in words if len(w) >= 2]
-    known = sum(1 for w in long if w in table.index or w in STOPWORDS or w in _ENGLISH_WORDS)
+    known = sum(1 for w in long if w in table.index or w in STOPWORDS or w in _ENGLISH_WORDS
+                or w in SHORTHAND)
     return known / len(long) if long else 0.0
 
 

@@ -41,7 +41,7 @@ STEM_LEN, STEM_MIN = 6, 7
 
 #: Chat shorthand read as the word it stands for ("vid of waves", "bg gone", "count ppl"): an author
 #: who writes "vid" shares what the training texts taught about "video".
-_SHORTHAND = {
+SHORTHAND = {
     "pic": "picture", "pics": "picture", "pix": "picture", "img": "image", "imgs": "image", "vid": "video",
     "vids": "video", "abt": "about", "ppl": "people", "bg": "background", "pls": "please", "plz": "please",
     "n": "and", "u": "you", "ur": "your", "b4": "before", "msg": "message", "msgs": "message", "txt": "text",
@@ -123,7 +123,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
                 continue
             if not any(ch.isalnum() for ch in tok.text):
                 continue
-            full = _SHORTHAND.get(tok.lower)
+            full = SHORTHAND.get(tok.lower)
             lower, lemma = (full, full) if full else (tok.lower, tok.lemma)
             seq.append(spelling(lemma))
             feats += word_features(lower, lemma)
