@@ -566,10 +566,17 @@ def test_chat_shorthand_reads_as_the_word_it_stands_for():
     ("I recorded my cello practice yesterday. Please get rid of the buzzing in it.", ["cello.wav"], ["audio-to-audio"]),
     ("I've got a recording of the meeting, transcribe it", ["meeting.wav"], ["automatic-speech-recognition"]),
     ("I recorded a talk, please transcribe it", ["talk.wav"], ["automatic-speech-recognition"]),
+    # what the file holds, said of the file: no question about it is asked
+    ("The scan is a letter from the council about parking. Make it sharper please.", ["letter.png"], ["image-to-image"]),
+    ("In this recording is a bird singing at dawn. Please remove the wind.", ["dawn.wav"], ["audio-to-audio"]),
+    # ... unless the other clause asks for what the statement points at
+    ("band.wav is really noisy. Please clean it up and then tell me which instrument is playing.", ["band.wav"],
+     ["audio-to-audio", "audio-classification"]),
 ])
 def test_a_clause_telling_how_the_file_came_about_adds_no_step(planner, tmp_path, request_text, names, expected):
-    """"I recorded it at the lake" says where the recording is from; the request is the other clause.
-    (A clause like it that is the only one on that file keeps its step: "I recorded a talk, ...".)"""
+    """"I recorded it at the lake" says where the recording is from, "in this recording is a bird"
+    what it holds; the request is the other clause. (A clause like it that is the only one on that
+    file keeps its step: "I recorded a talk, ...".)"""
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == expected
 
 

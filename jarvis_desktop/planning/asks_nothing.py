@@ -1,9 +1,10 @@
 """What in a request asks for no step: files left for later, a question about what the
 assistant can do, a clause that only gives the user's reason ("I can't read it"), a request about
-the assistant's own voice ("speak slower": a setting, see voice/commands.py).
+the assistant's own voice ("speak slower": a setting, see voice/commands.py), a clause that only tells
+how a file came about or what it holds ("I recorded it last night", "in this clip is my dad singing").
 
 The step classifier reads verbs ("read", "translate", "make videos") as steps wherever they stand;
-these closed sets of wordings say when such a verb is not asked of the assistant now.
+these closed sets of wordings and sentence shapes say when such a verb is not asked of the assistant now.
 """
 
 from __future__ import annotations
@@ -62,3 +63,30 @@ def asks_about_abilities(text: str) -> bool:
     it: the answer is what it can do. The caller checks that no file or quoted text came with it."""
     text = text.strip()
     return any(rx.search(text) for rx in _ABILITY_RES)
+
+
+def says_what_it_holds(toks) -> bool:
+    """A statement whose main verb is "be" or "have", said of a thing ("in this recording is me and
+    my sister singing", "the photo has a lot of glare"): it says what a file holds, and asks
+    nothing. Not a question (a question mark, a question word, or "is"/"does" first), and not said
+    of the user ("I'm curious whether ...", "I have a photo that ...": what the user wants)."""
+    verb = next((t for t in toks if t.pos in ("VERB", "AUX") and t.dep not in ("aux", "auxpass")), None)
+    if verb is None or verb.lemma not in ("be", "have"):
+        return False
+    if any(t.dep == "nsubj" and t.lower in ("i", "we", "you") for t in toks):
+        return False
+    first = next((t for t in toks if t.pos not in ("PUNCT", "CCONJ")), toks[0])
+    return not (any(t.text == "?" or t.tag in ("WDT", "WP", "WP$", "WRB") for t in toks) or first.pos == "AUX")
+
+
+def tells_what_happened(toks) -> bool:
+    """The clause's main verb is in the past with "I"/"we" as its subject ("I recorded", "we
+    took", "I've recorded"): an account, not a request."""
+    for k, t in enumerate(toks):
+        if t.pos == "VERB" and t.dep == "ROOT":
+            if t.lemma in ("get", "have"):
+                return False  # "I've got a photo": what the user has now
+            subject = [u.lower for u in toks[max(0, k - 3):k] if u.dep == "nsubj"]
+            past = t.tag == "VBD" or t.tag == "VBN" and any(u.lemma == "have" for u in toks[max(0, k - 2):k])
+            return past and bool(subject) and subject[-1] in ("i", "we")
+    return False

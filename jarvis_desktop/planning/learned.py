@@ -19,7 +19,7 @@ from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asks_nothing import asks_about_abilities, on_hold, states_inability
+from .asks_nothing import asks_about_abilities, on_hold, says_what_it_holds, states_inability, tells_what_happened
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
@@ -139,7 +139,7 @@ class LearnedDetector(Detector):
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
-        found = _without_told_about(found, views, seg)
+        found = _without_told_about(found, P, views, m, seg)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _spoken_readings(found, views, m, seg)
@@ -276,28 +276,25 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     return out
 
 
-def _without_told_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
+def _without_told_about(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
+                        seg) -> list[tuple[int, int, str]]:
     """Drop a step on a recording or photo found in a clause that only tells how the file came
     about ("I recorded it in my backyard", "I've recorded my piano practice": first person, past
-    tense) when a step in another clause reads that kind of file: the request is the other clause."""
-    told = {i for i in {i for i, _, _ in found} if _tells_what_happened(_tokens_in(seg, views[i].span))}
+    tense) or what it holds ("in this recording is me singing") when a step in another clause
+    reads that kind of file: the request is the other clause."""
+    told = {i for i in {i for i, _, _ in found}
+            if tells_what_happened(toks := _tokens_in(seg, views[i].span)) or says_what_it_holds(toks)}
     if not told:
         return found
     asked = {_media_input(label) for i, _, label in found if i not in told} - {None}
-    return [f for f in found if not (f[0] in told and _media_input(f[2]) in asked)]
+    return [f for f in found if not (f[0] in told and _media_input(f[2]) in asked
+                                     and _asked_nowhere_else(f, P, told, m.threshold * CLAUSE_SHARE))]
 
 
-def _tells_what_happened(toks) -> bool:
-    """The clause's main verb is in the past with "I"/"we" as its subject ("I recorded", "we
-    took", "I've recorded"): an account, not a request."""
-    for k, t in enumerate(toks):
-        if t.pos == "VERB" and t.dep == "ROOT":
-            if t.lemma in ("get", "have"):
-                return False  # "I've got a photo": what the user has now
-            subject = [u.lower for u in toks[max(0, k - 3):k] if u.dep == "nsubj"]
-            past = t.tag == "VBD" or t.tag == "VBN" and any(u.lemma == "have" for u in toks[max(0, k - 2):k])
-            return past and bool(subject) and subject[-1] in ("i", "we")
-    return False
+def _asked_nowhere_else(step: tuple[int, int, str], P: np.ndarray, told: set[int], floor: float) -> bool:
+    """No clause that asks for something gives the step at least ``floor``: "rehearsal.wav is
+    super noisy, could you clean it up" still asks for the cleaning the statement points at."""
+    return all(P[k, step[1]] < floor for k in range(len(P)) if k not in told)
 
 
 def _file_steps(labels: list[str], kind: str | None, answering: bool) -> list[int]:
