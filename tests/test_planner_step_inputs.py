@@ -188,3 +188,17 @@ def test_a_picture_with_its_own_subject_is_not_made_from_an_unrelated_result(pla
                          "create a nice picture of paper lanterns I can put in the email.")
     assert tasks_of(check) == ["translation", "text-to-image"]
     assert "lanterns" in check.plan.tasks[1].args["text"]
+
+
+@pytest.mark.parametrize("request_text, names, tasks", [
+    ("this voicemail from my landlord, it's all in German, can you tell me what he says in English", ["landlord.wav"],
+     ["automatic-speech-recognition", "translation"]),
+    ("'Bom dia, a sua encomenda chegou' is in Portuguese, what is it in French?", [], ["translation"]),
+    ("this text is in Italian and I need it in French: 'Buongiorno a tutti, la riunione è alle dieci.'", [],
+     ["translation"]),
+])
+def test_the_language_a_text_is_in_is_not_asked_for(planner, tmp_path, request_text, names, tasks):
+    """"it's all in German, ... tell me in English": one translation, into the language asked for."""
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    assert tasks_of(check) == tasks
+    assert check.plan.tasks[-1].args["target_language"] == ("English" if names else "French")

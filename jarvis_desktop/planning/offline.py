@@ -35,6 +35,16 @@ LABEL_TASKS = {"text-classification", "token-classification", "sentence-similari
 PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+#: Words just before "in LANG" that make it the language the text is in, not the one asked for
+#: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh"); not "written
+#: in French" (a digest written in French is asked for) nor "into"/"to" LANG (always asked for)
+_SOURCE_LANGUAGE_RE = re.compile(r"\b(?:(?:is|are|was|were|it'?s|that'?s)(?:\s+(?:all|entirely|mostly))?|spoken|said|"
+                                 r"sung|recorded|speaks?|speaking|talking|talks)\s+$", re.I)
+
+
+def _says_source(text: str, m: re.Match[str]) -> bool:
+    """Whether the "in LANG" matched at ``m`` names the language ``text`` says something is in."""
+    return m.group(0).lower().startswith("in ") and _SOURCE_LANGUAGE_RE.search(text, 0, m.start()) is not None
 
 
 @dataclass
@@ -234,7 +244,8 @@ class OfflinePlanner:
             if other:
                 args["text2"] = other
         if d.task == "translation":
-            m = self.kb.language_re.search(clause.text) or self.kb.language_re.search(sentence.text) or self.kb.language_re.search(r.text)
+            m = next((m for text in (clause.text, sentence.text, r.text) for m in self.kb.language_re.finditer(text)
+                      if not _says_source(text, m)), None)
             if m:
                 args["target_language"] = m.group(1).capitalize()
         name, inputs = self._each_input(d, st, clause, args)
@@ -249,9 +260,11 @@ class OfflinePlanner:
         return "ok"
 
     def _target_languages(self, text: str) -> list[str]:
-        """The languages a clause asks a translation into, once each, in the order named."""
+        """The languages a clause asks a translation into, once each, in the order named (not the
+        one it says the text is in: "it's in Spanish, tell me what she says in English")."""
         kb = self.kb
-        names = [n for m in kb.language_list_re.finditer(text) for n in kb.language_name_re.findall(m.group(0))]
+        names = [n for m in kb.language_list_re.finditer(text) if not _says_source(text, m)
+                 for n in kb.language_name_re.findall(m.group(0))]
         return list(dict.fromkeys(n.capitalize() for n in names))
 
     def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
