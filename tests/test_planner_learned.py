@@ -229,6 +229,9 @@ def test_watercolour_keeps_the_instruction(planner, tmp_path):
     ("Take the pose of the girl in this picture and draw a superhero in it.", "openpose"),
     # "layout" may name a segmentation map, but here it refers back to the depth map named before
     ("Take the depth of this room photo, then imagine a spaceship bridge with the same layout.", "depth"),
+    # the depth or the segments asked for first are the control map, not a step of their own
+    ("work out the depth of this and then use it to render the same attic as a spaceship cabin", "depth"),
+    ("segment the street photo, then draw a futuristic city with the same layout", "seg"),
 ])
 def test_control_map_and_its_generator_are_linked(planner, tmp_path, request_text, kind):
     check = planner.plan(request_text, attach(tmp_path, "ref.jpg"))

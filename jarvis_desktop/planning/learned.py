@@ -165,6 +165,8 @@ class LearnedDetector(Detector):
             # a control map and an image to make: the image is generated from the map
             found = [(i, m.labels.index(GUIDED) if lab == CONTROL else j, GUIDED if lab == CONTROL else lab)
                      for i, j, lab in found if lab != "text-to-image"]
+        if labels_found & {CONTROL, GUIDED} and (same := _MAP_ESTIMATES.get(control_kind("", reading.text))):
+            found = [f for f in found if f[2] != same]  # "take the depth of room.jpg, render it underwater"
         by_clause: dict[int, set[str]] = {}
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
@@ -253,6 +255,8 @@ _LEAVE_RE = re.compile(r"\b(?:ignor\w*|never ?mind|forget about|skip|leave out)\
 #: audio?) unless the weaker is at least this share as likely as the stronger. Steps on text are
 #: not rivals (they chain within a clause: "summarise it and read it out"), except two that write.
 RIVAL_SHARE = 0.7
+#: The steps whose result is the control map of that kind: with the map planned, asked once
+_MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
 
