@@ -202,3 +202,23 @@ def test_the_language_a_text_is_in_is_not_asked_for(planner, tmp_path, request_t
     check = planner.plan(request_text, attach(tmp_path, *names))
     assert tasks_of(check) == tasks
     assert check.plan.tasks[-1].args["target_language"] == ("English" if names else "French")
+
+
+@pytest.mark.parametrize("request_text, question, passage", [
+    ('From this passage, who signs off spending over $5,000? Say it out loud. "Spending under $5,000 is signed '
+     'off by the head of department; anything larger needs the bursar."', "Who signs off spending over $5,000?",
+     "Spending under $5,000 is signed off by the head of department; anything larger needs the bursar."),
+    ("according to this, when did the museum open: the city museum opened its doors in 1921 after years of fundraising",
+     "When did the museum open?", "the city museum opened its doors in 1921 after years of fundraising"),
+    ("Using only this text, can I return a sale item? 'Refunds within 30 days with a receipt. Sale items can only "
+     "be exchanged.'", "Can I return a sale item?", "Refunds within 30 days with a receipt. Sale items can only be exchanged."),
+])
+def test_a_question_over_given_text_is_asked_without_the_text(planner, request_text, question, passage):
+    """The reader is given the question alone ("from this passage", "according to this" and the passage
+    itself taken out), and a comma inside a number ("$5,000") does not cut the question short."""
+    check = planner.plan(request_text)
+    assert tasks_of(check)[0] == "question-answering"
+    assert check.plan.tasks[0].args == {"text": question, "context": passage}
+    if "out loud" in request_text:
+        assert tasks_of(check) == ["question-answering", "text-to-speech"]
+        assert check.plan.tasks[1].args == {"text": placeholder(0)}

@@ -607,7 +607,7 @@ def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: 
         # the question: its words after the last comma ("tell me out loud, when does it close?"),
         # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
         sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
-        last = [p.rsplit(",", 1)[-1].strip() for p in sentences]
+        last = [re.split(r",\s+", p)[-1].strip() for p in sentences]  # not inside "$2,000"
         direct = [q for q in sentences + last if QUESTION_START_RE.match(q) and not _TO_YOU_RE.match(q)]
         if label_task in m.labels and k not in claimed and any(_offers_labels(q) for q in direct):
             return usable + [(k, m.labels.index(label_task), label_task)]

@@ -24,7 +24,7 @@ from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
 from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
 from .spoken_source import attachment_named, spoken_source
-from .step_words import CONTENT_TASKS, generation_prompt, inline_subject, instruction, prompt_text, question_asked
+from .step_words import CONTENT_TASKS, generation_prompt, inline_subject, instruction, prompt_text, question_asked, question_without
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +213,7 @@ class OfflinePlanner:
                     return "defer"
                 if ctx is not None:
                     args["context"] = ctx
+                    v = question_without(v, ctx)
             else:
                 v = self._text_input(d, st, clause, backref, parallel, later, dry)
             if v == "defer":
@@ -496,6 +497,8 @@ class OfflinePlanner:
             _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):
                 s = asked.strip()  # "say it out loud please: who painted it?"
+            if not QUESTION_START_RE.match(s) and QUESTION_START_RE.match(after := re.split(r",\s+", s)[-1]):
+                s = after  # "from this passage, who approves travel over $2,000?"
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
                 return s[0].upper() + s[1:]
         return question_asked(clause.text)

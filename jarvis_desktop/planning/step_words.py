@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .detect import QUESTION_START_RE
 from .extract import Span
 
 #: Tasks whose text input is the content to process (not a prompt to write from): when no text
@@ -114,3 +115,22 @@ def question_asked(clause: str) -> str:
         q = f"{wh.group('wh')} {wh.group('verb')} {wh.group('subj')}{wh.group('rest')}"
     q = re.sub(r"\s+(?:out\s+loud|aloud|for\s+me)$", "", q.strip(), flags=re.I)
     return q[0].upper() + q[1:] + "?"
+
+
+#: "according to this", "from the passage": where the answer is to come from, not part of the question
+_SOURCE_SAID_RE = re.compile(r"[\s,]*\b(?:according to|from|based on|going by|using(?: only)?) (?:this|that|the|it)(?: \w+)?$", re.I)
+
+
+def question_without(question: str, passage: str) -> str:
+    """The question with the passage it is asked about taken out: "according to this, when did the
+    museum open: the museum opened in 1921" -> "When did the museum open?". An extractive
+    reader finds the answer's span better from the question alone."""
+    if not passage.strip() or passage not in question:
+        return question
+    q = _SOURCE_SAID_RE.sub("", question.replace(passage, " ").strip(" \t\n:;,-\u2014\"'\u201c\u201d\u2018\u2019"))
+    if not QUESTION_START_RE.match(q):
+        q = re.split(r",\s+", q, maxsplit=1)[-1]  # "according to this, when did ..."
+    q = _SOURCE_SAID_RE.sub("", q).rstrip(" ,;:")
+    if not QUESTION_START_RE.match(q):
+        return question
+    return q[0].upper() + q[1:] + ("" if q.endswith("?") else "?")
