@@ -222,3 +222,17 @@ def test_a_question_over_given_text_is_asked_without_the_text(planner, request_t
     if "out loud" in request_text:
         assert tasks_of(check) == ["question-answering", "text-to-speech"]
         assert check.plan.tasks[1].args == {"text": placeholder(0)}
+
+
+@pytest.mark.parametrize("request_text", [
+    "Please strip the fridge hum out of porch_talk.wav first, and then transcribe the cleaned-up audio.",
+    "cut the crackle out of tape.wav first, then transcribe the cleaned-up recording",
+])
+def test_a_step_asked_first_is_not_pulled_into_the_clause_that_names_its_result(planner, tmp_path, request_text):
+    """"the cleaned-up audio" in the later clause asks for the cleaning more strongly than the first
+    clause's own words do; the cleaning is still the first clause's step, and the transcript is of
+    its result, not of the noisy file."""
+    name = "porch_talk.wav" if "porch_talk" in request_text else "tape.wav"
+    check = planner.plan(request_text, attach(tmp_path, name))
+    assert tasks_of(check) == ["audio-to-audio", "automatic-speech-recognition"]
+    assert check.plan.tasks[1].args == {"audio": placeholder(0)}

@@ -382,8 +382,9 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
 
 def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
                           seg) -> list[tuple[int, int, str]]:
-    """A step placed in a clause that asks more strongly for another step moves to the clause just
-    before, when that one asks for it and nothing else and the later one follows it ("then ..."):
+    """A step placed in a clause that also asks for another step moves to the clause just before,
+    when that one asks for it most (at half the threshold or more), nothing claimed it, and the later
+    one follows it ("then ..."):
     "strip the hum out of it first, then transcribe the cleaned-up audio" asks for the cleaning in
     its first clause, though "cleaned-up audio" scores it higher in the second."""
     out = list(found)
@@ -392,8 +393,8 @@ def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, view
         i = i2 - 1
         if i < 0 or i in claimed or not _THEN_RE.match(views[i2].span.text):
             continue
-        if int(P[i].argmax()) == j and P[i, j] >= m.threshold and any(
-                i3 == i2 and k != j and P[i2, k] > P[i2, j] for i3, k, _ in out):
+        if int(P[i].argmax()) == j and P[i, j] >= m.threshold * CLAUSE_SHARE and any(
+                i3 == i2 and k != j for i3, k, _ in out):
             out[n] = (i, j, label)
             claimed.add(i)
     return out
