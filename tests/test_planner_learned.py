@@ -624,6 +624,9 @@ def test_a_question_asked_indirectly_is_put_to_the_model_directly(clause, questi
     ("paint a lighthouse on a cliff at dawn", ["text-to-image"]),
     ("let me think about it for a second", []),  # talk: the chat answers it
     ("email to my neighbour about the fence", ["text-generation"]),  # a thing to make, named without a verb
+    ("sonnet abt autumn leaves", ["text-generation"]),  # parsed as "autumn" that "leaves"
+    ("haiku on morning fog", ["text-generation"]),
+    ("my picture of the sunset is blurry", []),  # a remark about a thing, not a thing to make
     ("thanks for the help", []),
 ])
 def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner, request_text, tasks):

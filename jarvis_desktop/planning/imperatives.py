@@ -12,7 +12,8 @@ _OPENERS = {"please", "pls", "ok", "okay", "so", "now", "just"}
 #: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
 _TALKING = {"tell", "talk", "chat", "explain", "remind", "let", "help", "thank", "keep", "hang", "wait", "hold"}
 #: Things to make, named at the head of a request without a verb ("picture of the water cycle")
-_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "song", "story", "email", "letter", "speech", "audio"}
+_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story",
+             "essay", "email", "letter", "speech", "audio"}
 
 
 def gives_a_command(tokens: list) -> bool:
@@ -25,9 +26,20 @@ def gives_a_command(tokens: list) -> bool:
 
 def names_a_thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> bool:
     """The request opens with the name of a thing to make, then what it shows ("picture of the water
-    cycle", "video of waves at sunset", "poem about cats"): a command without its verb."""
-    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "DET", "ADJ") and t.lower not in _OPENERS]
-    if len(words) < 3 or words[0].pos != "NOUN" or words[0].dep != "ROOT":
+    cycle", "video of waves at sunset", "short poem about cats", "sonnet abt autumn leaves"): a
+    command without its verb. Terse words parse badly ("sonnet abt autumn leaves" reads as autumn
+    that leaves), so the words are taken in order; a statement about a thing ("the video of the
+    party won't play") has an auxiliary and is not a command."""
+    if any(t.pos == "AUX" for t in tokens):
+        return False
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "DET") and t.lower not in _OPENERS]
+    while words and words[0].pos == "ADJ" and words[0].lower not in _ABOUT:
+        words = words[1:]  # "short", "funny"
+    if len(words) < 3 or words[0].pos not in ("NOUN", "PROPN"):
         return False
     known = _PRODUCTS | media_words.get("image", set()) | media_words.get("text", set())
-    return words[0].lemma in known and words[1].lower in ("of", "about", "abt", "showing", "with", "for", "to")
+    return (words[0].lemma in known or words[0].lower in known) and words[1].lower in _ABOUT
+
+
+#: The word after a thing to make that says what it is of ("poem about cats", "haiku on fog")
+_ABOUT = {"of", "about", "abt", "on", "showing", "with", "for", "to"}
