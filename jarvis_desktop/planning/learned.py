@@ -20,13 +20,14 @@ from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asks_nothing import asks_about_abilities, on_hold, says_what_it_holds, states_inability, tells_what_happened
-from .detect import QUESTION_START_RE, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
+from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
+from .given_text import ANSWERING_FILES, questions_on_given_text
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .segment import load_nlp, segment
-from .step_words import ASKING_VERBS, CONTENT_TASKS
+from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
 from .typos import Speller
 
@@ -147,7 +148,7 @@ class LearnedDetector(Detector):
         found = _without_speech_asked_about(found, views, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
-            found = _questions_on_given_text(found, views, m, reading)
+            found = questions_on_given_text(found, views, m, reading, any(f[2] in _IMAGE_MAKERS for f in found))
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
@@ -305,7 +306,7 @@ def _file_steps(labels: list[str], kind: str | None, answering: bool) -> list[in
     """The labels of steps that work on a file of ``kind`` (not a control map: that needs the words
     naming one); ``answering``: also those that answer a question about it."""
     return [j for j, label in enumerate(labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
-            and (answering or label not in _ANSWERING)]
+            and (answering or label not in ANSWERING_FILES)]
 
 
 def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
@@ -315,7 +316,7 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
     compared = {i for i, _, label in found if label == "sentence-similarity"}
     out = []
     for i, j, label in found:
-        if i in compared and label in _ANSWERING:
+        if i in compared and label in ANSWERING_FILES:
             readers = [k for k in _file_steps(labels, _media_input(label), answering=False)
                        if labels[k] in TASK_TYPES and TASK_TYPES[labels[k]].output == "text"]
             if readers:
@@ -577,58 +578,6 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
     return out
 
 
-#: Steps that already read the text a request gives (a question about it needs no step of its own)
-_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation", "visual-question-answering", "document-question-answering"}
-#: A request put as a question ("could I get a video of ...?") or a question about the assistant
-#: itself ("do you keep what I say?"), not a question about the text
-_TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)
-
-
-def _questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: StepModel,
-                             reading: RequestReading) -> list[tuple[int, int, str]]:
-    """Steps for direct questions asked next to the text the request gives (no file given).
-
-    'tell me out loud: when does the shop close? "The shop opens at nine..."' is answered from that
-    text, even when the classifier only heard the speaking. A question that offers a choice of
-    labels ("is this happy or sad", "billing, technical or account?") asks for the text's label:
-    classification, also beside other steps, in a clause no step claimed. A question about a
-    picture or a document, with no picture given or made, cannot be what such a question asks."""
-    qa, label_task = "question-answering", "text-classification"
-    material = [q for q in reading.quotes if not q.text.rstrip().endswith("?")]
-    if qa not in m.labels or not (material or reading.subject):
-        return found
-    pictures = any(label in _IMAGE_MAKERS for _, _, label in found)
-    usable = [f for f in found if f[2] not in _ANSWERING or pictures]
-    claimed = {i for i, _, _ in usable}
-    reads = any(label in _TEXT_READERS for _, _, label in usable)
-    for k, v in enumerate(views):
-        words = v.span.text
-        for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
-            words = words.replace(q.text, " ")
-        # the question: its words after the last comma ("tell me out loud, when does it close?"),
-        # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
-        sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
-        last = [re.split(r",\s+", p)[-1].strip() for p in sentences]  # not inside "$2,000"
-        direct = [q for q in sentences + last if QUESTION_START_RE.match(q) and not _TO_YOU_RE.match(q)]
-        if label_task in m.labels and k not in claimed and any(_offers_labels(q) for q in direct):
-            return usable + [(k, m.labels.index(label_task), label_task)]
-        if not reads and any(q in direct for q in last):
-            return usable + [(k, m.labels.index(qa), qa)]
-    return found
-
-
-#: "happy or sad", "billing, technical or account", "spam or not": a choice between labels
-_CHOICE_RE = re.compile(r"\b\w+,? or (?:an? |the |just )?\w+", re.I)
-#: ... unless the choice is whether two texts agree ("the same or not"): a similarity
-_COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|agree\w*)\b", re.I)
-
-
-def _offers_labels(question: str) -> bool:
-    return bool(_CHOICE_RE.search(question)) and not _COMPARING_RE.search(question)
-
-
-#: Steps that answer a question about a file
-_ANSWERING = {"visual-question-answering", "document-question-answering"}
 #: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
 #: report what a text or a recording holds
 _SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}

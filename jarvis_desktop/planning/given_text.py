@@ -1,0 +1,63 @@
+"""Questions asked of the text a request gives (no file given): answered from a quoted passage,
+a label chosen for it, or, with no passage at all, talked over. Kept apart from the step
+classifier: these read the request's punctuation and quotes, not its words' weights."""
+
+from __future__ import annotations
+
+import re
+
+from .detect import QUESTION_START_RE
+from .extract import RequestReading
+from .step_words import CONTENT_TASKS
+from .stepmodel import StepModel
+
+#: Steps that answer a question about a file
+ANSWERING_FILES = {"visual-question-answering", "document-question-answering"}
+#: Steps that already read the text a request gives (a question about it needs no step of its own)
+_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation", "visual-question-answering", "document-question-answering"}
+#: A request put as a question ("could I get a video of ...?") or a question about the assistant
+#: itself ("do you keep what I say?"), not a question about the text
+_TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)
+
+
+def questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: StepModel,
+                            reading: RequestReading, pictures: bool) -> list[tuple[int, int, str]]:
+    """Steps for direct questions asked next to the text the request gives (no file given).
+
+    'tell me out loud: when does the shop close? "The shop opens at nine..."' is answered from that
+    text, even when the classifier only heard the speaking. A question that offers a choice of
+    labels ("is this happy or sad", "billing, technical or account?") asks for the text's label:
+    classification, also beside other steps, in a clause no step claimed. A question about a
+    picture or a document, with no picture given or made (``pictures``), cannot be what such a
+    question asks."""
+    qa, label_task = "question-answering", "text-classification"
+    material = [q for q in reading.quotes if not q.text.rstrip().endswith("?")]
+    if qa not in m.labels or not (material or reading.subject):
+        return found
+    usable = [f for f in found if f[2] not in ANSWERING_FILES or pictures]
+    claimed = {i for i, _, _ in usable}
+    reads = any(label in _TEXT_READERS for _, _, label in usable)
+    for k, v in enumerate(views):
+        words = v.span.text
+        for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
+            words = words.replace(q.text, " ")
+        # the question: its words after the last comma ("tell me out loud, when does it close?"),
+        # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
+        sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
+        last = [re.split(r",\s+", p)[-1].strip() for p in sentences]  # not inside "$2,000"
+        direct = [q for q in sentences + last if QUESTION_START_RE.match(q) and not _TO_YOU_RE.match(q)]
+        if label_task in m.labels and k not in claimed and any(_offers_labels(q) for q in direct):
+            return usable + [(k, m.labels.index(label_task), label_task)]
+        if not reads and any(q in direct for q in last):
+            return usable + [(k, m.labels.index(qa), qa)]
+    return found
+
+
+#: "happy or sad", "billing, technical or account", "spam or not": a choice between labels
+_CHOICE_RE = re.compile(r"\b\w+,? or (?:an? |the |just )?\w+", re.I)
+#: ... unless the choice is whether two texts agree ("the same or not"): a similarity
+_COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|agree\w*)\b", re.I)
+
+
+def _offers_labels(question: str) -> bool:
+    return bool(_CHOICE_RE.search(question)) and not _COMPARING_RE.search(question)
