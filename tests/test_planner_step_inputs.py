@@ -236,3 +236,19 @@ def test_a_step_asked_first_is_not_pulled_into_the_clause_that_names_its_result(
     check = planner.plan(request_text, attach(tmp_path, name))
     assert tasks_of(check) == ["audio-to-audio", "automatic-speech-recognition"]
     assert check.plan.tasks[1].args == {"audio": placeholder(0)}
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("pretend you're a medieval knight and answer my son: \"Did you ever fight a dragon?\"", ["conversational"]),
+    ("answer this out loud please: 'is it healthier to swim or to run?'", ["conversational", "text-to-speech"]),
+    # a passage given: the answer is found in it
+    ("answer 'when does it open?' from this: The shop opens at 9 every day except Sunday.", ["question-answering"]),
+])
+def test_a_quoted_question_with_no_passage_is_talked_over(planner, request_text, tasks):
+    """With no text to find the answer in, a reader would look for it inside the question itself
+    (or the question would only be read aloud): the chat model answers it, and speaks its answer."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == tasks
+    assert check.plan.tasks[0].args["text"].rstrip("?").endswith(("dragon", "run", "open"))
+    if "text-to-speech" in tasks:
+        assert check.plan.tasks[1].args == {"text": placeholder(0)}

@@ -61,3 +61,29 @@ _COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|ag
 
 def _offers_labels(question: str) -> bool:
     return bool(_CHOICE_RE.search(question)) and not _COMPARING_RE.search(question)
+
+
+def questions_without_passage(found: list[tuple[int, int, str]], views: list, m: StepModel,
+                              reading: RequestReading) -> list[tuple[int, int, str]]:
+    """A question quoted with no passage to answer it from ("play a pirate and answer this: 'where
+    did you bury the gold?'") is talked over, not answered by a reader that would look for the
+    answer inside the question itself, nor only read aloud ("answer this out loud: '...?'").
+    Only when nothing else makes text for it to read."""
+    qa, talk = "question-answering", "conversational"
+    labels = {label for _, _, label in found}
+    if (talk not in m.labels or labels - {qa, "text-to-speech"} or reading.subject
+            or not reading.quotes or not all(q.text.rstrip().endswith("?") for q in reading.quotes)):
+        return found
+    if qa in labels:
+        return [(i, m.labels.index(talk), talk) if label == qa else (i, j, label) for i, j, label in found]
+    for k, v in enumerate(views):
+        words = v.span.text
+        for q in reading.quotes:
+            words = words.replace(q.text, " ")
+        if _ANSWER_RE.search(words):
+            return found + [(k, m.labels.index(talk), talk)]
+    return found
+
+
+#: Words that ask for an answer to a question given in quotes
+_ANSWER_RE = re.compile(r"\b(?:answer|reply|respond)(?:s|ed|ing)?\b(?! machine)", re.I)

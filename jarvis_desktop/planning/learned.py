@@ -23,7 +23,7 @@ from .asks_nothing import asks_about_abilities, on_hold, says_what_it_holds, sta
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
-from .given_text import ANSWERING_FILES, questions_on_given_text
+from .given_text import ANSWERING_FILES, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .segment import load_nlp, segment
@@ -149,6 +149,7 @@ class LearnedDetector(Detector):
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in _IMAGE_MAKERS for f in found))
+            found = questions_without_passage(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
         elif not (attachments or reading.files or reading.quotes) and (
