@@ -187,6 +187,15 @@ def test_a_step_after_a_verdict_works_on_what_the_verdict_was_about(planner):
                          "and read the verdict out loud.", [])
     assert tasks_of(check) == ["text-classification", "text-to-speech"]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+    # a reply is written to the review, not to the word "negative"; a note to the people named is
+    # still written from the list of names
+    check = planner.plan("classify this review and write a reply to it: 'The soup was cold and the waiter was rude.'")
+    assert tasks_of(check) == ["text-classification", "text-generation"]
+    assert check.plan.tasks[1].dep == [] and check.plan.tasks[1].args["text"] == "The soup was cold and the waiter was rude."
+    check = planner.plan("pull out the names in this and write a thank-you note to them: "
+                         "'Thanks to Ana, Raj and Mei for organising the picnic.'")
+    assert tasks_of(check) == ["token-classification", "text-generation"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
 
 
 def test_say_quoted_words_speaks_exactly_them(planner):

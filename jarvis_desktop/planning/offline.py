@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 #: was about. Speaking the verdict, or making a picture of it, still reads the verdict.
 LABEL_TASKS = {"text-classification", "token-classification", "sentence-similarity"}
 PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
+#: Verdicts a new text is not written from ("is this spam? then draft a reply to it": to the message);
+#: a list of names or places still is ("pull out the names, then write an invitation to them")
+VERDICT_TASKS = {"text-classification", "sentence-similarity"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
 #: Words just before "in LANG" that make it the language the text is in, not the one asked for
@@ -388,7 +391,8 @@ class OfflinePlanner:
         own_quotes = [i for i, q in enumerate(r.quotes) if clause.start <= q.start < clause.end and i not in st.used_quotes]
         if not allow_quote_question:
             own_quotes = [i for i in own_quotes if not r.quotes[i].text.rstrip().endswith("?")]
-        labels = {n.id for n in st.nodes if n.task in LABEL_TASKS} if d.task in PROSE_TASKS else set()
+        labels = {n.id for n in st.nodes if n.task in LABEL_TASKS} if d.task in PROSE_TASKS else (
+            {n.id for n in st.nodes if n.task in VERDICT_TASKS} if d.task == "text-generation" else set())
         prod = st.producer("text", exclude=labels)
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
