@@ -127,7 +127,7 @@ def question_without(question: str, passage: str) -> str:
     reader finds the answer's span better from the question alone."""
     if not passage.strip() or passage not in question:
         return question
-    q = _SOURCE_SAID_RE.sub("", question.replace(passage, " ").strip(" \t\n:;,-\u2014\"'\u201c\u201d\u2018\u2019"))
+    q = question.replace(passage, " ").strip(" \t\n:;,-\u2014\"'\u201c\u201d\u2018\u2019")
     if not QUESTION_START_RE.match(q):
         q = re.split(r",\s+", q, maxsplit=1)[-1]  # "according to this, when did ..."
     q = _SOURCE_SAID_RE.sub("", q).rstrip(" ,;:")
