@@ -41,6 +41,10 @@ LOG_NAME = "planner.log"
 ENV_PREFIXES = ("JARVIS_", "OPENAI_", "AZURE_", "HF_", "HUGGINGFACE_", "TRANSFORMERS_", "SPACY_")
 #: How long a caller waits for a planner it started: loading spaCy cold can take several seconds.
 START_WAIT_S = 60.0
+#: How many times a caller starts a planner before planning by itself. Under CPU load a planner
+#: started to replace a killed one was seen to leave without answering (once in CI, once here; the
+#: cause is not known): one more start then serves, and the log says why none did
+START_TRIES = 2
 #: A request that ends a planner's warm-up: loads the parser, the classifier, the word vectors and
 #: the clause encoder.
 WARM_UP_REQUEST = "describe this photo and read the description to me out loud"
@@ -126,11 +130,18 @@ def ask_resident(request: str, attachments: list[Attachment], settings: Settings
                    "files": [[str(a.path), a.kind] for a in attachments]}
         timeout = 3 * settings.llm_timeout + 30  # a planner that waits on a slow controller is not dead
         answer = _send(path, message, timeout)
-        if answer is None or answer.get("stale"):
-            if not start_resident(settings, path):
+        for _ in range(START_TRIES):
+            if answer is not None and not answer.get("stale"):
+                break
+            started = time.monotonic()
+            if start_resident(settings, path):
+                answer = _send(path, message, timeout)
+            elif time.monotonic() - started >= START_WAIT_S:  # not worth a second wait
+                log.info("resident planner not used: the one started did not listen within %.0f s", START_WAIT_S)
                 return None
-            answer = _send(path, message, timeout)
         if answer is None or answer.get("stale") or "stdout" not in answer:
+            why = "it answered nothing" if answer is None else "its settings or code differ" if answer.get("stale") else "no plan in its answer"
+            log.info("resident planner not used: %s", why)
             return None
         log.info("plan from the resident planner (pid %s)", answer.get("pid"))
         return PlanOutput(str(answer["stdout"]), str(answer["stderr"]), int(answer["code"]))

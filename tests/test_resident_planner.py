@@ -111,7 +111,7 @@ def test_a_changed_setting_retires_the_resident_planner(env, tmp_path):
     second = jarvis("plan", REQUEST, "-f", env["PHOTO"], env=env)
     new = resident_pid(second)
     assert second.returncode == 0 and second.stdout == first.stdout
-    assert new is not None and new != old
+    assert new is not None and new != old, second.stderr[-3000:]
     assert wait_gone(old), "the planner with the old settings stayed"
 
 
@@ -124,7 +124,7 @@ def test_a_killed_resident_planner_is_replaced(env, tmp_path):
     again = jarvis("plan", REQUEST, "-f", env["PHOTO"], env=env)
     assert again.returncode == 0, again.stderr[-2000:]
     new = resident_pid(again)
-    assert new is not None and new != old
+    assert new is not None and new != old, again.stderr[-3000:]
 
 
 def test_callers_at_once_share_one_resident_planner(env, tmp_path):
