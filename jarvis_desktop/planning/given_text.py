@@ -14,7 +14,7 @@ from .stepmodel import StepModel
 #: Steps that answer a question about a file
 ANSWERING_FILES = {"visual-question-answering", "document-question-answering"}
 #: Steps that already read the text a request gives (a question about it needs no step of its own)
-_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation", "visual-question-answering", "document-question-answering"}
+_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation"} | ANSWERING_FILES
 #: A request put as a question ("could I get a video of ...?") or a question about the assistant
 #: itself ("do you keep what I say?"), not a question about the text
 _TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)
@@ -38,9 +38,7 @@ def questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: S
     claimed = {i for i, _, _ in usable}
     reads = any(label in _TEXT_READERS for _, _, label in usable)
     for k, v in enumerate(views):
-        words = v.span.text
-        for q in reading.quotes:  # a question quoted to be spoken or translated is not asked here
-            words = words.replace(q.text, " ")
+        words = _outside_quotes(v.span.text, reading)  # a question quoted to be spoken is not asked here
         # the question: its words after the last comma ("tell me out loud, when does it close?"),
         # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
         sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
@@ -57,6 +55,13 @@ def questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: S
 _CHOICE_RE = re.compile(r"\b\w+,? or (?:an? |the |just )?\w+", re.I)
 #: ... unless the choice is whether two texts agree ("the same or not"): a similarity
 _COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|agree\w*)\b", re.I)
+
+
+def _outside_quotes(text: str, reading: RequestReading) -> str:
+    """A clause's own words, the quoted text blanked out."""
+    for q in reading.quotes:
+        text = text.replace(q.text, " ")
+    return text
 
 
 def _offers_labels(question: str) -> bool:
@@ -77,10 +82,7 @@ def questions_without_passage(found: list[tuple[int, int, str]], views: list, m:
     if qa in labels:
         return [(i, m.labels.index(talk), talk) if label == qa else (i, j, label) for i, j, label in found]
     for k, v in enumerate(views):
-        words = v.span.text
-        for q in reading.quotes:
-            words = words.replace(q.text, " ")
-        if _ANSWER_RE.search(words):
+        if _ANSWER_RE.search(_outside_quotes(v.span.text, reading)):
             return found + [(k, m.labels.index(talk), talk)]
     return found
 

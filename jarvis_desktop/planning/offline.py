@@ -24,7 +24,8 @@ from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
 from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
 from .spoken_source import attachment_named, spoken_source
-from .step_words import CONTENT_TASKS, generation_prompt, inline_subject, instruction, prompt_text, question_asked, question_without
+from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, prompt_text, question_asked,
+                         question_without)
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ LABEL_TASKS = {"text-classification", "token-classification", "sentence-similari
 PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: Verdicts a new text is not written from ("is this spam? then draft a reply to it": to the message);
 #: a list of names or places still is ("pull out the names, then write an invitation to them")
-VERDICT_TASKS = {"text-classification", "sentence-similarity"}
+VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
 #: Words just before "in LANG" that make it the language the text is in, not the one asked for
@@ -501,8 +502,7 @@ class OfflinePlanner:
             _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):
                 s = asked.strip()  # "say it out loud please: who painted it?"
-            if not QUESTION_START_RE.match(s) and QUESTION_START_RE.match(after := re.split(r",\s+", s)[-1]):
-                s = after  # "from this passage, who approves travel over $2,000?"
+            s = after_lead_in(s)  # "from this passage, who approves travel over $2,000?"
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
                 return s[0].upper() + s[1:]
         return question_asked(clause.text)

@@ -117,6 +117,15 @@ def question_asked(clause: str) -> str:
     return q[0].upper() + q[1:] + "?"
 
 
+def after_lead_in(text: str) -> str:
+    """The question after a lead-in set off by a comma ("from this passage, who approves ...?",
+    "according to this, when did ..."): from the first comma after which a question starts; the
+    text itself when it starts as one, or when no question follows a comma."""
+    if QUESTION_START_RE.match(text):
+        return text
+    return next((text[m.end():] for m in re.finditer(r",\s+", text) if QUESTION_START_RE.match(text[m.end():])), text)
+
+
 #: "according to this", "from the passage": where the answer is to come from, not part of the question
 _SOURCE_SAID_RE = re.compile(r"[\s,]*\b(?:according to|from|based on|going by|using(?: only)?) (?:this|that|the|it)(?: \w+)?$", re.I)
 
@@ -127,9 +136,7 @@ def question_without(question: str, passage: str) -> str:
     reader finds the answer's span better from the question alone."""
     if not passage.strip() or passage not in question:
         return question
-    q = question.replace(passage, " ").strip(" \t\n:;,-\u2014\"'\u201c\u201d\u2018\u2019")
-    if not QUESTION_START_RE.match(q):
-        q = re.split(r",\s+", q, maxsplit=1)[-1]  # "according to this, when did ..."
+    q = after_lead_in(question.replace(passage, " ").strip(" \t\n:;,-\u2014\"'\u201c\u201d\u2018\u2019"))
     q = _SOURCE_SAID_RE.sub("", q).rstrip(" ,;:")
     if not QUESTION_START_RE.match(q):
         return question
