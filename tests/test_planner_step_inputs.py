@@ -252,3 +252,18 @@ def test_a_quoted_question_with_no_passage_is_talked_over(planner, request_text,
     assert check.plan.tasks[0].args["text"].rstrip("?").endswith(("dragon", "run", "open"))
     if "text-to-speech" in tasks:
         assert check.plan.tasks[1].args == {"text": placeholder(0)}
+
+
+@pytest.mark.parametrize("request_text, names, task", [
+    ("give me a short summary of each of these two reports, then tell me if the summaries agree",
+     ("north.txt", "south.txt"), "summarization"),
+    ("please read out both letters, separately", ("to_anna.txt", "to_ben.txt"), "text-to-speech"),
+])
+def test_a_step_asked_of_each_given_text_file_runs_once_per_file(planner, tmp_path, request_text, names, task):
+    files = attach(tmp_path, *names)
+    check = planner.plan(request_text, files)
+    steps = [t for t in check.plan.tasks if t.task == task]
+    assert sorted(t.args["text"] for t in steps) == sorted(str(f.path) for f in files)
+    compared = [t for t in check.plan.tasks if t.task == "sentence-similarity"]
+    for t in compared:  # the comparison reads both results, not a file
+        assert {t.args["text"], t.args["text2"]} == {placeholder(s.id) for s in steps}

@@ -302,6 +302,9 @@ class OfflinePlanner:
             named = _files_named_in(scope, "text", st)
             if len(named) >= 2 and args.get("text") in named:
                 return "text", named  # "sentiment of review1.txt, review2.txt"
+            given = _given_files("text", st)
+            if each and len(given) >= 2 and args.get("text") in given:
+                return "text", given  # "summarise each of these two drafts"
             # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
             read = next((q for q in r.quotes if q.text == args.get("text")), None)
             sentence = r.sentence_of(read.start) if read else None
