@@ -267,3 +267,12 @@ def test_a_step_asked_of_each_given_text_file_runs_once_per_file(planner, tmp_pa
     compared = [t for t in check.plan.tasks if t.task == "sentence-similarity"]
     for t in compared:  # the comparison reads both results, not a file
         assert {t.args["text"], t.args["text2"]} == {placeholder(s.id) for s in steps}
+
+
+def test_a_control_map_asked_of_each_photo_guides_one_image_per_photo(planner, tmp_path):
+    files = attach(tmp_path, "left.jpg", "right.jpg")
+    check = planner.plan("copy the pose of both dancers into two drawings of astronauts, one from each", files)
+    maps = [t for t in check.plan.tasks if t.task.endswith("-control")]
+    made = [t for t in check.plan.tasks if t.task.endswith("-text-to-image")]
+    assert sorted(t.args["image"] for t in maps) == sorted(str(f.path) for f in files)
+    assert sorted(t.args["image"] for t in made) == sorted(placeholder(t.id) for t in maps)

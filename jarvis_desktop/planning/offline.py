@@ -553,12 +553,21 @@ class OfflinePlanner:
                 return "skip"
             if dry:
                 return "ok"
-            control = self._push(st, f"{kind}-control", {"image": src}, d.start)
-        if dry:
+            # "the pose of both dancers, then a robot in each pose", "openpose a.jpg, b.jpg": one
+            # map and one image per photo
+            sentence = r.sentence_of(d.start)
+            named, given = _files_named_in([sentence], "image", st), _given_files("image", st)
+            each = named if len(named) >= 2 else given if not named and EACH_RE.search(sentence.text) else []
+            sources = each if len(each) >= 2 and src in each else [src]
+            controls = [self._push(st, f"{kind}-control", {"image": f}, d.start) for f in sources]
+        elif dry:
             return "ok"
+        else:
+            controls = [control]
         clause = r.clauses[r.clause_at(d.start)]
         quotes = [q.text for i, q in enumerate(r.quotes) if i not in st.used_quotes and clause.start <= q.start < clause.end]
-        self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else prompt_text(clause.text), "image": placeholder(control.id)}, d.start)
+        for control in controls:
+            self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else prompt_text(clause.text), "image": placeholder(control.id)}, d.start)
         return "ok"
 
     def _validate(self, st: _State) -> PlanCheck:
