@@ -276,3 +276,14 @@ def test_a_control_map_asked_of_each_photo_guides_one_image_per_photo(planner, t
     made = [t for t in check.plan.tasks if t.task.endswith("-text-to-image")]
     assert sorted(t.args["image"] for t in maps) == sorted(str(f.path) for f in files)
     assert sorted(t.args["image"] for t in made) == sorted(placeholder(t.id) for t in maps)
+
+
+@pytest.mark.parametrize("request_text", [
+    "recolour my picture as my daughter wants in her recording",
+    "can you redo the picture how she asks in the recording",
+    "alter this image however he asks in the clip",
+])
+def test_an_edit_done_the_way_a_recording_asks_is_made_from_its_transcript(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "room.jpg", "note.wav"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "image-to-image"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)

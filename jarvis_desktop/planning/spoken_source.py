@@ -20,6 +20,9 @@ SPOKEN_WORD_RE = re.compile(r"\b(?:audio|recording|recorded|voice|speech|spoken|
 TRANSCRIBE_RE = re.compile(r"\b(?:transcri\w+|write (?:out|down))\b", re.I)
 #: Words saying a recording holds what a step needs ("the question in my recording").
 SPOKEN_SPEC_RE = re.compile(r"\b(?:question|command|instructions?|directions?|alterations?|amendments?|changes|query|request|ideas|preferences)s?\b", re.I)
+#: Saying a step is done as someone asks in a recording ("edit it the way the recording says",
+#: "change the drawing how he asks in his voice note")
+SPOKEN_MANNER_RE = re.compile(r"\b(?:the way|as|how|however)\b[^.?!;]*?\b(?:says?|said|asks?|asked|describes?|described|explains?|explained|tells?|told|wants?|wanted)\b", re.I)
 #: Steps whose question or instruction may be spoken
 _ASKED_STEPS = ("image-to-image", "visual-question-answering", "document-question-answering", "question-answering")
 
@@ -49,13 +52,18 @@ def spoken_source(task: str, instruction: bool, reading: RequestReading, attachm
         if kind_of(f.text) != "audio":
             continue
         sent = r.sentence_of(f.start).text
-        if SPOKEN_SPEC_RE.search(sent) or SPOKEN_SPEC_RE.search(clause.text) and SPOKEN_WORD_RE.search(clause.text):
+        if _specifies(sent) or _specifies(clause.text) and SPOKEN_WORD_RE.search(clause.text):
             return attachment_named(f.text, "audio", attachments)
     audio = [a for a in attachments if a.kind == "audio"]
     if len(audio) == 1 and not any(kind_of(f.text) == "audio" for f in r.files):
         # the one recording given, called by what it is ("the voice memo has my question") or
         # transcribed for what it holds ("please transcribe his question and then answer it")
         said = [r.sentence_of(m.start()).text for m in (SPOKEN_WORD_RE.search(r.text), TRANSCRIBE_RE.search(r.text)) if m]
-        if any(SPOKEN_SPEC_RE.search(s) for s in said):
+        if any(_specifies(s) for s in said):
             return str(audio[0].path)
     return None
+
+
+def _specifies(text: str) -> bool:
+    """Whether ``text`` says a recording holds what to ask or do (with the recording's words)."""
+    return bool(SPOKEN_SPEC_RE.search(text) or SPOKEN_MANNER_RE.search(text))
