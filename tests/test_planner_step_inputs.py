@@ -287,3 +287,21 @@ def test_an_edit_done_the_way_a_recording_asks_is_made_from_its_transcript(plann
     check = planner.plan(request_text, attach(tmp_path, "room.jpg", "note.wav"))
     assert tasks_of(check) == ["automatic-speech-recognition", "image-to-image"]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text, second", [
+    ("pull the cyclist out of the background in ride.jpg, and also say what the photo shows", "image-to-text"),
+    ("estimate the depth of ride.jpg; a caption too", "image-to-text"),
+])
+def test_one_more_step_asked_of_the_same_photo_reads_the_photo_not_the_map(planner, tmp_path, request_text, second):
+    """"also"/"too" after a cut-out or a depth map asks for more about the photo: the map is not it."""
+    files = attach(tmp_path, "ride.jpg")
+    check = planner.plan(request_text, files)
+    assert tasks_of(check)[1] == second
+    assert [t.args["image"] for t in check.plan.tasks] == [str(files[0].path)] * 2
+
+
+def test_also_asked_of_a_made_picture_named_as_made_reads_it(planner, tmp_path):
+    check = planner.plan("cut the dog out of porch.jpg and also describe the segmented image", attach(tmp_path, "porch.jpg"))
+    assert tasks_of(check) == ["image-segmentation", "image-to-text"]
+    assert check.plan.tasks[1].args["image"] == placeholder(check.plan.tasks[0].id)

@@ -39,6 +39,13 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+#: Words that ask for one more thing of the same file ("segment street.png; depth map too", "cut the
+#: mug out, and also tell me what it is"): not "too dark"
+ALSO_RE = re.compile(r"\b(?:also|as well)\b|\btoo\W*$", re.I)
+#: Steps that make a new version of their file: "also" after them may well mean the new one
+_NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
+#: A made file named by how it was made ("the brightened one", "the new picture")
+MADE_FILE_RE = re.compile(r"\b(?:\w+ed|new|result(?:ing)?|output)\s+(?:one|image|photo|picture|pic|version|recording|audio|file|clip)s?\b", re.I)
 #: Words just before "in LANG" that make it the language the text is in, not the one asked for
 #: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh"); not "written
 #: in French" (a digest written in French is asked for) nor "into"/"to" LANG (always asked for)
@@ -379,6 +386,12 @@ class OfflinePlanner:
             unread = [f for f in _given_files(kind, st) if f not in _values_read(st)]
             if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
                 return unread[0]  # (not for every made picture or sound: TaskBench's chains read those)
+        if (prod and ALSO_RE.search(clause.text) and not MADE_FILE_RE.search(clause.text)
+                and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in _given_files(kind, st)
+                and r.sentence_of(prod.pos).start == r.sentence_of(d.start).start):
+            # one more step on the file the step before in the sentence read (a map or a cut-out is
+            # not the photo); a new sentence ("Also, ...") may go on from the result
+            return prod.args[kind]
         if prod and not parallel:
             return placeholder(prod.id)
         att = _nearest_file(kind, d.start, st)
