@@ -22,7 +22,8 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import RequestReading, Span, read_request
 from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
-from .result_refs import RESULT_REF_RE, TEXT_REF_RE, has_own_subject, language_named, means_original, named_results
+from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, has_own_subject, language_named, means_original,
+                          named_results, says_source)
 from .spoken_source import attachment_named, spoken_source
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, prompt_text, question_asked,
                          question_without)
@@ -39,25 +40,8 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
-#: Words that ask for one more thing of the same file ("segment street.png; depth map too", "cut the
-#: mug out, and also tell me what it is"): not "too dark"
-ALSO_RE = re.compile(r"\b(?:also|as well)\b|\btoo\W*$", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
-#: A made file named by how it was made ("the brightened one", "the new picture")
-MADE_FILE_RE = re.compile(r"\b(?:\w+ed|new|result(?:ing)?|output)\s+(?:one|image|photo|picture|pic|version|recording|audio|file|clip)s?\b", re.I)
-#: Words just before "in LANG" that make it the language the text is in, not the one asked for
-#: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh"); not "written
-#: in French" (a digest written in French is asked for) nor "into"/"to" LANG (always asked for)
-_SOURCE_LANGUAGE_RE = re.compile(r"\b(?:(?:is|are|was|were|it'?s|that'?s)(?:\s+(?:all|entirely|mostly))?|spoken|said|"
-                                 r"sung|recorded|speaks?|speaking|talking|talks)\s+$", re.I)
-
-
-def _says_source(text: str, m: re.Match[str]) -> bool:
-    """Whether the "in LANG" matched at ``m`` names the language ``text`` says something is in."""
-    return m.group(0).lower().startswith("in ") and _SOURCE_LANGUAGE_RE.search(text, 0, m.start()) is not None
-
-
 @dataclass
 class _Node:
     id: int
@@ -257,7 +241,7 @@ class OfflinePlanner:
                 args["text2"] = other
         if d.task == "translation":
             m = next((m for text in (clause.text, sentence.text, r.text) for m in self.kb.language_re.finditer(text)
-                      if not _says_source(text, m)), None)
+                      if not says_source(text, m)), None)
             if m:
                 args["target_language"] = m.group(1).capitalize()
         name, inputs = self._each_input(d, st, clause, args)
@@ -275,7 +259,7 @@ class OfflinePlanner:
         """The languages a clause asks a translation into, once each, in the order named (not the
         one it says the text is in: "it's in Spanish, tell me what she says in English")."""
         kb = self.kb
-        names = [n for m in kb.language_list_re.finditer(text) if not _says_source(text, m)
+        names = [n for m in kb.language_list_re.finditer(text) if not says_source(text, m)
                  for n in kb.language_name_re.findall(m.group(0))]
         return list(dict.fromkeys(n.capitalize() for n in names))
 
@@ -386,8 +370,7 @@ class OfflinePlanner:
             unread = [f for f in _given_files(kind, st) if f not in _values_read(st)]
             if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
                 return unread[0]  # (not for every made picture or sound: TaskBench's chains read those)
-        if (prod and ALSO_RE.search(clause.text) and not MADE_FILE_RE.search(clause.text)
-                and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in _given_files(kind, st)
+        if (prod and asks_more_of_given(clause.text) and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in _given_files(kind, st)
                 and r.sentence_of(prod.pos).start == r.sentence_of(d.start).start):
             # one more step on the file the step before in the sentence read (a map or a cut-out is
             # not the photo); a new sentence ("Also, ...") may go on from the result

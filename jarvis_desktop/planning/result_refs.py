@@ -73,3 +73,27 @@ def has_own_subject(words: str, made: set[str]) -> bool:
     return bool(OWN_SUBJECT_RE.search(words)) and not (
         RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named
         or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
+
+
+#: Words that ask for one more thing of the same file ("segment street.png; depth map too", "cut the
+#: mug out, and also tell me what it is"): not "too dark"
+_ALSO_RE = re.compile(r"\b(?:also|as well)\b|\btoo\W*$", re.I)
+#: A made file named by how it was made ("the brightened one", "the new picture")
+_MADE_FILE_RE = re.compile(r"\b(?:\w+ed|new|result(?:ing)?|output)\s+(?:one|image|photo|picture|pic|version|recording|audio|file|clip)s?\b", re.I)
+
+
+def asks_more_of_given(text: str) -> bool:
+    """``text`` asks for one more thing of the file a step before it read, not of what that step made."""
+    return bool(_ALSO_RE.search(text)) and not _MADE_FILE_RE.search(text)
+
+
+#: Words just before "in LANG" that make it the language the text is in, not the one asked for
+#: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh"); not "written
+#: in French" (a digest written in French is asked for) nor "into"/"to" LANG (always asked for)
+_SOURCE_LANGUAGE_RE = re.compile(r"\b(?:(?:is|are|was|were|it'?s|that'?s)(?:\s+(?:all|entirely|mostly))?|spoken|said|"
+                                 r"sung|recorded|speaks?|speaking|talking|talks)\s+$", re.I)
+
+
+def says_source(text: str, m: re.Match[str]) -> bool:
+    """Whether the "in LANG" matched at ``m`` names the language ``text`` says something is in."""
+    return m.group(0).lower().startswith("in ") and _SOURCE_LANGUAGE_RE.search(text, 0, m.start()) is not None
