@@ -42,6 +42,8 @@ VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
+
+
 @dataclass
 class _Node:
     id: int
