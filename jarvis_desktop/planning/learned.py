@@ -143,6 +143,7 @@ class LearnedDetector(Detector):
         found = _without_told_about(found, P, views, m, seg)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
+        found += _beside_speech(found, P, m)
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
@@ -261,6 +262,37 @@ RIVAL_SHARE = 0.7
 _MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
+
+
+#: Steps that only carry words between speech and text. A clause that asks for one of them most
+#: often asks for a text step too ("tell me out loud what it's about in a few words": a summary,
+#: spoken; "was the call in this recording friendly": a transcript, classified), and the speech
+#: words take most of the clause's score from the step they carry.
+SPEECH_CARRIERS = {"automatic-speech-recognition", "text-to-speech"}
+
+
+def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel) -> list[tuple[int, int, str]]:
+    """A step on text asked in the clause a speech step leads, kept at ``CLAUSE_SHARE`` of the
+    threshold. Not a second step on the file a step of the clause already reads, nor a question
+    on the text when a question on a photo or document is asked."""
+    have = {label for _, _, label in found}
+    out = []
+    for i, j, label in found:
+        if label not in SPEECH_CARRIERS or int(P[i].argmax()) != j:
+            continue
+        for k, other in enumerate(m.labels):
+            spec = TASK_TYPES.get(other)
+            if (other in have or other in SPEECH_CARRIERS or spec is None or spec.output != "text"
+                    or "text" not in [ARG_KINDS[a] for a in spec.inputs] or P[i, k] < m.threshold * CLAUSE_SHARE):
+                continue
+            if other == "question-answering" and have & ANSWERING_FILES:
+                continue
+            media = _media_input(other)
+            if media and any(i2 == i and _media_input(l2) == media for i2, _, l2 in found):
+                continue
+            out.append((i, k, other))
+            have.add(other)
+    return out
 
 
 def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:

@@ -1,0 +1,64 @@
+"""A step on text asked in the same clause as a speech step ("tell me out loud the names in this
+voice note") is kept at a lower bar than a step asked on its own: the speech words take most of
+the clause's score. Sentences written for these tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jarvis_desktop.pipeline.plan import placeholder
+from jarvis_desktop.planning.learned import CLAUSE_SHARE, LABELS, _beside_speech, shipped_model
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+def test_names_asked_out_loud_of_a_voice_note_are_found_then_spoken(tmp_path):
+    check = OfflinePlanner().plan("tell me out loud the names in this voice note", attach(tmp_path, "note.wav"))
+    asr, names, speech = check.plan.tasks
+    assert tasks_of(check) == ["automatic-speech-recognition", "token-classification", "text-to-speech"]
+    assert names.args["text"] == placeholder(asr.id)
+    assert speech.args["text"] == placeholder(names.id)
+
+
+def _scores(clause_scores: dict[str, float], clauses: int = 1) -> np.ndarray:
+    P = np.full((clauses, len(LABELS)), 0.01)
+    for label, p in clause_scores.items():
+        P[0, LABELS.index(label)] = p
+    return P
+
+
+def _found(*labels: str) -> list[tuple[int, int, str]]:
+    return [(0, LABELS.index(label), label) for label in labels]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return shipped_model()
+
+
+def test_a_text_step_beside_a_leading_speech_step_is_kept_under_the_threshold(model):
+    low = model.threshold * CLAUSE_SHARE + 0.02  # under the threshold, over the clause share
+    for carrier, step in (("text-to-speech", "summarization"), ("automatic-speech-recognition", "text-classification")):
+        P = _scores({carrier: 0.9, step: low})
+        assert _beside_speech(_found(carrier), P, model) == _found(step)
+    too_low = model.threshold * CLAUSE_SHARE - 0.02
+    assert _beside_speech(_found("text-to-speech"), _scores({"text-to-speech": 0.9, "summarization": too_low}), model) == []
+
+
+def test_no_step_is_added_where_no_speech_step_leads_the_clause(model):
+    # a caption clause's runners-up are other readings of the photo, not further steps
+    P = _scores({"image-to-text": 0.9, "document-question-answering": 0.25})
+    assert _beside_speech(_found("image-to-text"), P, model) == []
+    # a speech step that is not the clause's likeliest does not lead it
+    P = _scores({"text-to-speech": 0.4, "translation": 0.8, "summarization": 0.25})
+    assert _beside_speech(_found("translation", "text-to-speech"), P, model) == []
+
+
+def test_no_second_reader_of_one_file_nor_second_answer_is_added(model):
+    # "read back what's in this document out loud": the document is read once
+    P = _scores({"text-to-speech": 0.9, "image-to-text": 0.6, "document-question-answering": 0.25})
+    assert _beside_speech(_found("text-to-speech", "image-to-text"), P, model) == []
+    # the question in the memo is put to the photo, not to the transcript as well
+    P = _scores({"automatic-speech-recognition": 0.9, "visual-question-answering": 0.5, "question-answering": 0.25})
+    assert _beside_speech(_found("automatic-speech-recognition", "visual-question-answering"), P, model) == []
