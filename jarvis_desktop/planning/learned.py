@@ -26,6 +26,7 @@ from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
+from .result_refs import named_results
 from .segment import load_nlp, segment
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
@@ -136,6 +137,7 @@ class LearnedDetector(Detector):
                           or gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words))
             if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+        found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
@@ -298,20 +300,20 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
 def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
     """Drop the weaker of two steps in one clause that read the same kind of file (or that both
     write), when it is much less likely than the stronger (see ``RIVAL_SHARE``)."""
-    out = []
-    for i, j, label in found:
-        media = _media_input(label)
-        if media:
-            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _media_input(l2) == media]
-        elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
-            rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
-        else:  # other text steps chain within a clause ("summarise it and read it out")
-            rivals = []
-        stronger = max(rivals, default=0.0)
-        if P[i, j] < RIVAL_SHARE * stronger:
-            continue
-        out.append((i, j, label))
-    return out
+    return [(i, j, label) for i, j, label in found if not _outranked(i, j, label, found, P)]
+
+
+def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
+    """Whether a step of clause ``i`` that reads the same kind of file as ``label`` (or that, like
+    it, writes) is so much likelier there that ``label`` is a misreading of the same words."""
+    media = _media_input(label)
+    if media:
+        rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _media_input(l2) == media]
+    elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
+        rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
+    else:  # other text steps chain within a clause ("summarise it and read it out")
+        rivals = []
+    return P[i, j] < RIVAL_SHARE * max(rivals, default=0.0)
 
 
 def _without_told_about(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
@@ -431,6 +433,21 @@ def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, view
                 i3 == i2 and k != j for i3, k, _ in out):
             out[n] = (i, j, label)
             claimed.add(i)
+    return out
+
+
+def _before_result_named(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel) -> list[tuple[int, int, str]]:
+    """A step placed in a clause that names its result as already made ("..., boil it down, then
+    draft an email from that summary"; "a depth map and a caption. Read the caption aloud") moves
+    to the earlier clause that asks for it most, when one does (``CLAUSE_SHARE`` of the threshold)
+    and no likelier step there reads the same file. The name alone often scores the step higher."""
+    out = []
+    for i, j, label in found:
+        if i > 0 and any(label in tasks for tasks in named_results(views[i].span.text)):
+            earlier = [k for k in range(i) if P[k, j] >= m.threshold * CLAUSE_SHARE and not _outranked(k, j, label, found, P)]
+            if earlier:
+                i = max(earlier, key=lambda k: P[k, j])
+        out.append((i, j, label))
     return out
 
 

@@ -1,6 +1,8 @@
-"""A step on text asked in the same clause as a speech step ("tell me out loud the names in this
-voice note") is kept at a lower bar than a step asked on its own: the speech words take most of
-the clause's score. Sentences written for these tests (in no training or benchmark file)."""
+"""Which clause a found step belongs to, and which steps a clause keeps: a step on text asked in
+the same clause as a speech step ("tell me out loud the names in this voice note") is kept at a
+lower bar, the speech words taking most of the clause's score; a step found where its result is
+named ("then write a tweet from that summary") belongs to the clause that asks for it. Sentences
+written for these tests (in no training or benchmark file)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import numpy as np
 import pytest
 
 from jarvis_desktop.pipeline.plan import placeholder
-from jarvis_desktop.planning.learned import CLAUSE_SHARE, LABELS, _beside_speech, shipped_model
+from jarvis_desktop.planning.extract import read_request
+from jarvis_desktop.planning.learned import CLAUSE_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech, shipped_model
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
 
@@ -62,3 +65,31 @@ def test_no_second_reader_of_one_file_nor_second_answer_is_added(model):
     # the question in the memo is put to the photo, not to the transcript as well
     P = _scores({"automatic-speech-recognition": 0.9, "visual-question-answering": 0.5, "question-answering": 0.25})
     assert _beside_speech(_found("automatic-speech-recognition", "visual-question-answering"), P, model) == []
+
+
+def _clauses_scored(text: str):
+    detector = LearnedDetector()
+    _, views, P = detector.scores(read_request(text), [])
+    return views, P, detector.model
+
+
+def test_a_step_found_where_its_result_is_named_belongs_to_the_clause_asking_for_it():
+    views, P, m = _clauses_scored("trim these notes down to a few lines, then write a tweet from that summary")
+    assert [v.span.text for v in views] == ["trim these notes down to a few lines", ", then write a tweet from that summary"]
+    j = m.labels.index("summarization")
+    # a model less sure of the asking clause than of the words naming the summary
+    P[0, j], P[1, j] = 0.3, 0.6
+    assert _before_result_named([(1, j, "summarization")], P, views, m) == [(0, j, "summarization")]
+    P[0, j] = m.threshold * CLAUSE_SHARE - 0.05  # nothing before asks for it: it stays where it was found
+    assert _before_result_named([(1, j, "summarization")], P, views, m) == [(1, j, "summarization")]
+
+
+def test_a_step_does_not_move_where_a_likelier_reading_of_the_same_file_stands():
+    views, P, m = _clauses_scored("list the objects on shelf.jpg, then read the caption aloud")
+    assert len(views) == 2
+    det, cap = m.labels.index("object-detection"), m.labels.index("image-to-text")
+    P[0, det], P[0, cap], P[1, cap] = 0.95, 0.2, 0.9
+    found = [(0, det, "object-detection"), (1, cap, "image-to-text")]
+    assert _before_result_named(found, P, views, m) == found
+    P[0, cap] = 0.8  # as likely as the detection there: a second step on the photo, asked in that clause
+    assert _before_result_named(found, P, views, m) == [(0, det, "object-detection"), (0, cap, "image-to-text")]
