@@ -305,3 +305,26 @@ def test_also_asked_of_a_made_picture_named_as_made_reads_it(planner, tmp_path):
     check = planner.plan("cut the dog out of porch.jpg and also describe the segmented image", attach(tmp_path, "porch.jpg"))
     assert tasks_of(check) == ["image-segmentation", "image-to-text"]
     assert check.plan.tasks[1].args["image"] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text, language", [
+    ("write me a Portuguese version of this: 'See you at the station at noon.'", "Portuguese"),
+    ("my grandfather only reads Greek, so could this reach him in his language: 'The doctor moved your appointment to Thursday.'", "Greek"),
+    ("translate 'good luck with the exam' for my Welsh cousin", "Welsh"),
+])
+def test_a_language_named_without_into_is_the_translations_target(planner, request_text, language):
+    """Without a language the translation would be made into English, whatever the user asked for."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["target_language"] == language
+
+
+@pytest.mark.parametrize("request_text, files", [
+    ("what does this Spanish sign say in plain words", ["sign.jpg"]),  # the sign is in Spanish
+    ("I don't read Japanese, what does this mean: 'お元気ですか'", []),  # the language the user cannot read
+    ("polish this sentence and translate it: 'me and him goes to the shop'", []),  # the verb
+])
+def test_a_language_a_text_is_in_is_not_the_target(planner, tmp_path, request_text, files):
+    check = planner.plan(request_text, attach(tmp_path, *files))
+    translations = [t for t in check.plan.tasks if t.task == "translation"]
+    assert translations and all(t.args.get("target_language") in (None, "English") for t in translations)

@@ -97,3 +97,25 @@ _SOURCE_LANGUAGE_RE = re.compile(r"\b(?:(?:is|are|was|were|it'?s|that'?s)(?:\s+(
 def says_source(text: str, m: re.Match[str]) -> bool:
     """Whether the "in LANG" matched at ``m`` names the language ``text`` says something is in."""
     return m.group(0).lower().startswith("in ") and _SOURCE_LANGUAGE_RE.search(text, 0, m.start()) is not None
+
+
+#: A thing in a language, named after it ("this Spanish letter", "the French menu"): the language
+#: it is in. Before a result ("a French translation", "a Spanish voice message") or a person ("our
+#: French guests") the language is the one to make.
+_IN_LANGUAGE_THING_RE = re.compile(
+    r"[\s-]+(?:sign|menu|letter|poster|note|e-?mail|article|text|document|doc|song|lyrics|video|recording|audio|"
+    r"clip|page|message|website|site|label|book|newspaper|tweet|post|review|recipe|speaker|words?|original|"
+    r"paragraph|sentence|phrase|file|pdf|speech)s?\b", re.I)
+
+
+def names_target(text: str, m: re.Match[str]) -> bool:
+    """Whether a language's bare name at ``m`` is the one to translate into ("caption it, then
+    german", "a French translation", "she only reads Korean"): not after a preposition (those
+    the "in/into/to LANG" rule reads, "from LANG" is the source), not before a thing that is
+    in that language, not one the user cannot read ("I don't speak French"), not the verb "polish"."""
+    before = text[: m.start()]
+    if re.search(r"\b(?:from|in|into|to|of)\s+(?:the\s+)?$", before, re.I) or m.group(0) == "polish":
+        return False
+    if re.search(r"\b(?:don'?t|do not|doesn'?t|does not|can'?t|cannot|never)\s+(?:speak|read|understand|know)\s+$", before, re.I):
+        return False
+    return not _IN_LANGUAGE_THING_RE.match(text, m.end())
