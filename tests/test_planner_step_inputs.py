@@ -328,3 +328,28 @@ def test_a_language_a_text_is_in_is_not_the_target(planner, tmp_path, request_te
     check = planner.plan(request_text, attach(tmp_path, *files))
     translations = [t for t in check.plan.tasks if t.task == "translation"]
     assert translations and all(t.args.get("target_language") in (None, "English") for t in translations)
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    ("hey could you make me a picture of, um, a heron standing in fog", "a heron standing in fog"),
+    ("sketch me a teapot shaped like a snail", "a teapot shaped like a snail"),
+    ("please produce a moody oil painting of a harbour at night", "a moody oil painting of a harbour at night"),
+    ("vid: paper boats drifting down a gutter after rain", "paper boats drifting down a gutter after rain"),
+    ("draw an owl trying to paint a sunset", "an owl trying to paint a sunset"),  # the painting is in the picture
+])
+def test_a_picture_is_made_from_what_it_should_show_not_the_request_around_it(planner, request_text, prompt):
+    """The generator gets the picture's subject; a style named ("oil painting") stays in it."""
+    check = planner.plan(request_text)
+    assert len(check.plan.tasks) == 1 and check.plan.tasks[0].task in ("text-to-image", "text-to-video")
+    assert check.plan.tasks[0].args["text"].lower() == prompt
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    ("edge map of plan.png then a glass skyscraper at dusk", "a glass skyscraper at dusk"),
+    ("take the pose in skater.jpg and turn it into a robot mid-jump", "a robot mid-jump"),
+    ("pose from skater.jpg -> a penguin on a skateboard", "a penguin on a skateboard"),
+])
+def test_a_guided_picture_is_made_from_its_own_words_not_the_maps(planner, tmp_path, request_text, prompt):
+    check = planner.plan(request_text, attach(tmp_path, *[w for w in ("plan.png", "skater.jpg") if w in request_text]))
+    made = [t for t in check.plan.tasks if t.task.endswith("-text-to-image")]
+    assert len(made) == 1 and made[0].args["text"].lower() == prompt

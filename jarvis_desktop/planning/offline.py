@@ -25,7 +25,7 @@ from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, has_own_subject, language_named, means_original,
                           named_results, names_target, says_source)
 from .spoken_source import attachment_named, spoken_source
-from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, prompt_text, question_asked,
+from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt, prompt_text, question_asked,
                          question_without)
 
 log = logging.getLogger(__name__)
@@ -437,7 +437,7 @@ class OfflinePlanner:
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
         if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end], {n.task for n in st.nodes}):
-            return prompt_text(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
+            return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
         text_file = _nearest_file("text", d.start, st)
@@ -497,7 +497,7 @@ class OfflinePlanner:
             return r.subject or prompt_text(r.text)
         if d.task == "text-generation":
             return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
-        return prompt_text(clause.text)
+        return picture_prompt(clause.text) if d.task in ("text-to-image", "text-to-video") else prompt_text(clause.text)
 
     def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:
         r = st.reading
@@ -577,7 +577,7 @@ class OfflinePlanner:
         clause = r.clauses[r.clause_at(d.start)]
         quotes = [q.text for i, q in enumerate(r.quotes) if i not in st.used_quotes and clause.start <= q.start < clause.end]
         for control in controls:
-            self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else prompt_text(clause.text), "image": placeholder(control.id)}, d.start)
+            self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else picture_prompt(clause.text, guided=True), "image": placeholder(control.id)}, d.start)
         return "ok"
 
     def _validate(self, st: _State) -> PlanCheck:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from .detect import QUESTION_START_RE
+from ..media import AUDIO_EXTS, IMAGE_EXTS, TEXT_EXTS, VIDEO_EXTS
+from .detect import QUESTION_START_RE, named_control_map
 from .extract import Span
 
 #: Tasks whose text input is the content to process (not a prompt to write from): when no text
@@ -141,3 +142,44 @@ def question_without(question: str, passage: str) -> str:
     if not QUESTION_START_RE.match(q):
         return question
     return q[0].upper() + q[1:] + ("" if q.endswith("?") else "?")
+
+
+#: Words for the thing made that say nothing of what it shows ("a picture of", "a short video of")
+_MEDIUM = r"(?:picture|image|pic|img|photo|photograph|snapshot|video|vid|clip|animation|gif|render(?:ing)?|artwork|wallpaper)s?"
+_FILLER = r"(?:(?:like|um+|uh+|er+m?|maybe|just|basically|kinda|sort of)\b[\s,]*)*"
+#: "img: sunset over lavender fields", "a picture of X", "an image showing X": the subject after it
+_DEPICTS_RE = re.compile(r"\b" + _MEDIUM + r"(?:\s*:\s*|\s+(?:of|showing|depicting|that shows)[\s,]+)" + _FILLER, re.I)
+#: "draw me a dragon", "make a gentle painting of ...": the verb of making before the thing to
+#: show (a style named stays)
+_MAKE_RE = re.compile(r"^(?:make|create|draw|render|generate|produce|paint|design|sketch|illustrate|animate|visuali[sz]e|do|give)"
+                      r"(?:\s+(?:me|us|for me))?[\s,]+" + _FILLER, re.I)
+#: "use the pose in this to make a robot ...", "..., but make it a knight", "turn it into a fox":
+#: after words that say what guides the picture, what comes after the verb is the thing to show
+_MADE_FROM_RE = re.compile(r"(?:^|\b(?:to|and|but|then)\s+)(?:make|create|draw|render|generate|produce|paint|design|turn)"
+                           r"(?:\s+(?:it|this|them)(?:\s+into)?|\s+(?:me|us))?[\s,]+" + _FILLER, re.I)
+#: where one step's words end and the next one's begin ("..., and then read it aloud", "pose -> robot")
+_STEP_BOUNDARY_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:then|also|after that|afterwards|next)\b|\s*(?:->|\u2192)\s*", re.I)
+_FILE_NAME_RE = re.compile(r"\b[\w-]+\.(?:" + "|".join(e.lstrip(".") for e in sorted(IMAGE_EXTS | AUDIO_EXTS | VIDEO_EXTS | TEXT_EXTS)) + r")\b", re.I)
+_TAIL_RE = re.compile(r"[\s,]+(?:please|pls|for me|lol)\W*$", re.I)
+
+
+def picture_prompt(text: str, guided: bool = False) -> str:
+    """What a picture or video asked for in ``text`` should show, as a generator's prompt: "can you
+    make me a picture of a corgi surfing at sunset" -> "a corgi surfing at sunset", "draw me a
+    dragon made of clouds" -> "a dragon made of clouds"; a style named stays ("make a gentle
+    painting of a meadow" -> "a gentle painting of a meadow"). Of a clause holding more than one
+    step's words, the part that names no file (``guided``: nor the control map) is the picture's
+    ("hed outline of a.jpg then a charcoal fisherman"). The words without lead-in otherwise."""
+    whole = prompt_text(text)
+    parts = [p for p in _STEP_BOUNDARY_RE.split(whole) if p.strip(" ,;.!")] or [whole]
+    unnamed = [p for p in parts if not _FILE_NAME_RE.search(p)] or parts
+    s = next((p for p in unnamed if not (guided and named_control_map(p))), unnamed[0])
+    m = _MADE_FROM_RE.search(s)
+    if m and (guided or _FILE_NAME_RE.search(s, 0, m.start())) and not _DEPICTS_RE.search(s, 0, m.start()):
+        s = s[m.end():]  # not "a cat trying to paint a portrait": there the whole is the picture
+    elif m := _MAKE_RE.match(s):
+        s = s[m.end():]
+    if m := _DEPICTS_RE.search(s):
+        s = s[m.end():]
+    s = _TAIL_RE.sub("", s).strip(" ,;.!")
+    return s or whole
