@@ -593,7 +593,7 @@ def test_a_clause_telling_how_the_file_came_about_adds_no_step(planner, tmp_path
 
 
 @pytest.mark.parametrize("request_text, question", [
-    ("create an image of a snowy village and tell me whether there is a church in it", "Is there a church in it?"),
+    ("create an image of a snowy village and tell me whether there is a church in it", "Is there a church?"),  # where to look is the image it is given
     ("make a photo of a city street at night and then check if it has any cars", "Does it have any cars?"),
 ])
 def test_a_question_about_a_made_image_looks_at_that_image(planner, request_text, question):

@@ -8,6 +8,7 @@ import pytest
 
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.step_words import tidy_question
 from planner_helpers import attach, tasks_of
 
 
@@ -353,3 +354,22 @@ def test_a_guided_picture_is_made_from_its_own_words_not_the_maps(planner, tmp_p
     check = planner.plan(request_text, attach(tmp_path, *[w for w in ("plan.png", "skater.jpg") if w in request_text]))
     made = [t for t in check.plan.tasks if t.task.endswith("-text-to-image")]
     assert len(made) == 1 and made[0].args["text"].lower() == prompt
+
+
+def test_a_question_about_a_document_is_put_without_fillers_place_or_the_next_step(planner, tmp_path):
+    check = planner.plan("what's the, um, the check-in time on this booking screenshot, read it to me", attach(tmp_path, "booking.png"))
+    assert tasks_of(check) == ["document-question-answering", "text-to-speech"]
+    assert check.plan.tasks[0].args["text"] == "What's the check-in time"
+
+
+@pytest.mark.parametrize("asked, put", [
+    ("how much is the deposit on this form, just say the number", "How much is the deposit"),
+    ("the booking reference", "What is the booking reference"),  # a thing named alone is asked for
+    ("parcel_tracking.png - delivery date", "What is the delivery date"),
+    ("who is in it", "Who is in it"),  # "in it" is what is asked about here
+    ("what does it say", "What does it say"),  # "say" is the question's own verb
+    ("describe it", "Describe it"),  # a command, not a thing named
+    ("Is there a ladder in this photo?", "Is there a ladder?"),
+])
+def test_tidy_question(asked, put):
+    assert tidy_question(asked) == put

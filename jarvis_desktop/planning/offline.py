@@ -26,7 +26,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, has_ow
                           named_results, names_target, says_source)
 from .spoken_source import attachment_named, spoken_source
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt, prompt_text, question_asked,
-                         question_without)
+                         question_without, tidy_question)
 
 log = logging.getLogger(__name__)
 
@@ -517,8 +517,8 @@ class OfflinePlanner:
                 s = asked.strip()  # "say it out loud please: who painted it?"
             s = after_lead_in(s)  # "from this passage, who approves travel over $2,000?"
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
-                return s[0].upper() + s[1:]
-        return question_asked(clause.text)
+                return tidy_question(s)
+        return tidy_question(question_asked(clause.text))  # the user's words (a quoted question is kept as written)
 
     def _second_text(self, d: Detection, st: _State, clause: Span, first: str) -> str | None:
         r = st.reading

@@ -183,3 +183,42 @@ def picture_prompt(text: str, guided: bool = False) -> str:
         s = s[m.end():]
     s = _TAIL_RE.sub("", s).strip(" ,;.!")
     return s or whole
+
+
+#: What a question about a photo or document calls the file it asks about ("on this receipt")
+_ASKED_OF = (r"(?:photo|picture|pic|image|scan|screenshot|shot|snap|receipt|invoice|bill|form|page|document|doc|letter|"
+             r"card|sign|label|menu|poster|flyer|slide|timetable|schedule|calendar|prescription|contract|statement|"
+             r"ticket|pass|chart|note|whiteboard|sheet)s?")
+#: "... on this receipt", "... on it", "... according to the prescription", "... in grid.png": where the
+#: answer is to be found, which the step is given anyway
+_WHERE_ASKED_RE = re.compile(r"[\s,]+(?:on|in|from|of|according to)\s+(?:(?:this|that|the|my|these|those)\s+(?:[\w'-]+\s+){0,2}?"
+                             + _ASKED_OF + r"(?:\s+i\s+\w+)?|it|this|that|[\w-]+\.\w{2,4})\s*$", re.I)
+#: "..., read it to me", "... just say the amount": another step's words after the question
+_SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)\b(?:\s+(?:it|that|me|us|the\s+\w+))*"
+                             r"(?:\s+(?:out\s+loud|aloud|to\s+me|back|for\s+me))*(?<!read)(?<!say)(?<!tell)(?<!speak)\s*$", re.I)
+_FILLER_WORDS_RE = re.compile(r"\b(?:um+|uh+|er+m?)\b[\s,]*", re.I)
+_COMMAND_RE = re.compile(r"(?:" + "|".join(ASKING_VERBS) + r"|list|describe|identify|detect|name|show|read|spot|label|caption|"
+                         r"explain|examine|analy[sz]e|interpret|summari[sz]e|translate|help|look)\b", re.I)
+_LOOK_UP_RE = re.compile(r"^(?:find|get|check|look up|give me|tell me)\s+(?=the\s)", re.I)
+
+
+def tidy_question(question: str) -> str:
+    """A question about a photo or document as its reader takes it best: without fillers ("what's
+    the, uh, the deadline"), where to look ("... on this receipt"), or a later step's words ("...,
+    read it to me"); a thing named alone asked for ("total", "find the due date") as "what is ...".
+    The question unchanged when nothing is left of it."""
+    q = _FILLER_WORDS_RE.sub("", question).strip()
+    asked = q.endswith("?")
+    q = re.sub(r"\b(the|a|an)\s*,?\s+\1\b", r"\1", q.rstrip(" ?.!"), flags=re.I)
+    q = re.sub(r"^(what|where|when|who|how)s\b", r"\1's", q, flags=re.I)  # "whats the total"
+    q = re.sub(r"^[\w-]+\.\w{2,4}\s*[-:,]?\s+", "", q)  # "invoice_0419.png - amount owed"
+    for rx in (_SPEAK_AFTER_RE, _WHERE_ASKED_RE, _SPEAK_AFTER_RE):
+        cut = rx.sub("", q).strip(" ,;")
+        if cut and not re.search(r"\b(?:is|are|was|were|'s|do|does|did)$", cut, re.I) and (
+                len(cut.split()) >= 2 or not QUESTION_START_RE.match(q)):
+            q = cut  # not "who is in it" -> "who is"
+    q = _LOOK_UP_RE.sub("", q) + ("?" if asked else "")
+    named = re.match(r"(?:the|my|your|its)\s+\S+(?:\s+\S+)?$", q, re.I) or len(q.split()) <= 2
+    if q and named and not QUESTION_START_RE.match(q) and not asked and not _COMMAND_RE.match(q):
+        q = "what is " + (q if re.match(r"(?:the|my|your)\s", q, re.I) else "the " + q)
+    return (q[0].upper() + q[1:]) if q else question
