@@ -71,6 +71,18 @@ def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clause
     assert len(segment(reading.text, [], True).clauses) < len(clauses)  # the parser's own cut, for training
 
 
+@pytest.mark.parametrize("request_text, clauses", [
+    ("for the club: (1) write a welcome note, (2) translate the note into Dutch, (3) draw a windmill at dusk",
+     ["for the club:", "(1) write a welcome note", "(2) translate the note into Dutch", "(3) draw a windmill at dusk"]),
+    ("1. Caption harbour.jpg 2. Read the caption aloud", ["1. Caption harbour.jpg", "2. Read the caption aloud"]),
+    ("we leave at 6. Then remind me to pack", ["we leave at 6.", "Then remind me to pack"]),  # a time, not a list number
+])
+def test_each_number_of_a_numbered_list_opens_the_command_it_numbers(request_text, clauses):
+    from jarvis_desktop.planning.segment import segment
+
+    assert [c.text.strip(" ,") for c in segment(request_text, [], True, commands=True).clauses] == clauses
+
+
 def test_each_listed_command_reads_its_own_file(planner, tmp_path):
     check = planner.plan("translate letter.txt into German, say the translation, then caption pic.jpg",
                          attach(tmp_path, "letter.txt", "pic.jpg"))

@@ -66,6 +66,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     doc = nlp(text)
     tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_, t.tag_) for t in doc]
     cuts = {0}
+    numbered: list[tuple[int, int]] = []  # "(2) translate": a list number and its command stay one clause
     for sent in doc.sents:
         cuts.add(sent.start_char)
     for t in doc:
@@ -83,7 +84,11 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(t.idx + 1)
         elif commands and t.text == "," and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
             cuts.add(t.idx)
-    cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected))
+        elif commands and _numbers_a_command(doc, t.i):
+            start = doc[t.i - 1].idx if t.i > 0 and doc[t.i - 1].text == "(" else t.idx
+            cuts.add(start)
+            numbered.append((start, doc[t.i + 2].idx))
+    cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
     clauses = clauses or [Span(text, 0, len(text))]
@@ -93,6 +98,14 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
                      and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
         heads.append(verb.start if verb else c.start)
     return Segmentation(clauses, tokens, heads, parsed=True)
+
+
+def _numbers_a_command(doc: Any, i: int) -> bool:
+    """Whether token ``i`` numbers an item of a list of commands: "(2) translate it", "3. Tell me
+    ...", "2) summarise it" (a number, a closing bracket or a full stop, then a verb)."""
+    t = doc[i]
+    return ((t.tag_ == "LS" or t.like_num) and i + 2 < len(doc) and doc[i + 1].text in (")", ".")
+            and doc[i + 2].pos_ == "VERB" and doc[i + 2].tag_ in ("VB", "VBP"))
 
 
 def _starts_command(doc: Any, i: int) -> bool:
