@@ -385,3 +385,11 @@ def test_a_question_about_a_document_is_put_without_fillers_place_or_the_next_st
 ])
 def test_tidy_question(asked, put):
     assert tidy_question(asked) == put
+
+
+def test_words_inside_a_quote_do_not_make_a_step_read_the_original(planner, tmp_path):
+    """"another" in the quoted words is not the user asking for another reading of the photo."""
+    check = planner.plan("make pic.jpg look like a watercolour, then describe it as 'another rainy day'", attach(tmp_path, "pic.jpg"))
+    edit, caption = check.plan.tasks
+    assert (edit.task, caption.task) == ("image-to-image", "image-to-text")
+    assert caption.args["image"] == placeholder(edit.id)

@@ -38,7 +38,7 @@ def questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: S
     claimed = {i for i, _, _ in usable}
     reads = any(label in _TEXT_READERS for _, _, label in usable)
     for k, v in enumerate(views):
-        words = _outside_quotes(v.span.text, reading)  # a question quoted to be spoken is not asked here
+        words = outside_quotes(v.span.text, reading)  # a question quoted to be spoken is not asked here
         # the question: its words after the last comma ("tell me out loud, when does it close?"),
         # or the whole sentence when it starts as one ("which bucket is it, billing or account?")
         sentences = [p.strip() for p in re.findall(r"[^:;.!?]*\?", words)]
@@ -57,7 +57,7 @@ _CHOICE_RE = re.compile(r"\b\w+,? or (?:an? |the |just )?\w+", re.I)
 _COMPARING_RE = re.compile(r"\b(?:same|similar|alike|match\w*|differ\w*|equal|agree\w*)\b", re.I)
 
 
-def _outside_quotes(text: str, reading: RequestReading) -> str:
+def outside_quotes(text: str, reading: RequestReading) -> str:
     """A clause's own words, the quoted text blanked out."""
     for q in reading.quotes:
         text = text.replace(q.text, " ")
@@ -82,7 +82,7 @@ def questions_without_passage(found: list[tuple[int, int, str]], views: list, m:
     if qa in labels:
         return [(i, m.labels.index(talk), talk) if label == qa else (i, j, label) for i, j, label in found]
     for k, v in enumerate(views):
-        if _ANSWER_RE.search(_outside_quotes(v.span.text, reading)):
+        if _ANSWER_RE.search(outside_quotes(v.span.text, reading)):
             return found + [(k, m.labels.index(talk), talk)]
     return found
 

@@ -20,6 +20,7 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import RequestReading, Span, read_request
+from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, has_own_subject, language_named, means_original,
@@ -188,7 +189,7 @@ class OfflinePlanner:
         sentence = r.sentence_of(d.start)
         after = r.text[d.start : clause.end]
         backref = bool(self.kb.backref_re.search(clause.text)) or bool(re.search(r"\b(it|its|them|this|that|these|those)\b", after, re.I))
-        parallel = bool(self.kb.parallel_re.search(clause.text)) and not re.search(
+        parallel = bool(self.kb.parallel_re.search(outside_quotes(clause.text, r))) and not re.search(
             r"\b(result\w*|generated|output|answer|summary|translation|transcri\w+|description|caption|label|modified|edited|new|newly|enhanced|processed|altered|updated|transformed|created|segmented)\b",
             clause.text, re.I)
         if d.task == "guided":
