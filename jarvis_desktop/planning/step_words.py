@@ -146,7 +146,9 @@ def question_without(question: str, passage: str) -> str:
 
 #: Words for the thing made that say nothing of what it shows ("a picture of", "a short video of")
 _MEDIUM = r"(?:picture|image|pic|img|photo|photograph|snapshot|video|vid|clip|animation|gif|render(?:ing)?|artwork|wallpaper)s?"
-_FILLER = r"(?:(?:like|um+|uh+|er+m?|maybe|just|basically|kinda|sort of)\b[\s,]*)*"
+#: the sounds of a speaker thinking ("um", "uh", "erm")
+_HESITATION = r"(?:um+|uh+|er+m?)"
+_FILLER = r"(?:(?:like|" + _HESITATION + r"|maybe|just|basically|kinda|sort of)\b[\s,]*)*"
 #: "img: sunset over lavender fields", "a picture of X", "an image showing X": the subject after it
 _DEPICTS_RE = re.compile(r"\b" + _MEDIUM + r"(?:\s*:\s*|\s+(?:of|showing|depicting|that shows)[\s,]+)" + _FILLER, re.I)
 #: "draw me a dragon", "make a gentle painting of ...": the verb of making before the thing to
@@ -194,9 +196,9 @@ _ASKED_OF = (r"(?:photo|picture|pic|image|scan|screenshot|shot|snap|receipt|invo
 _WHERE_ASKED_RE = re.compile(r"[\s,]+(?:on|in|from|of|according to)\s+(?:(?:this|that|the|my|these|those)\s+(?:[\w'-]+\s+){0,2}?"
                              + _ASKED_OF + r"(?:\s+i\s+\w+)?|it|this|that|[\w-]+\.\w{2,4})\s*$", re.I)
 #: "..., read it to me", "... just say the amount": another step's words after the question
-_SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)\b(?:\s+(?:it|that|me|us|the\s+\w+))*"
-                             r"(?:\s+(?:out\s+loud|aloud|to\s+me|back|for\s+me))*(?<!read)(?<!say)(?<!tell)(?<!speak)\s*$", re.I)
-_FILLER_WORDS_RE = re.compile(r"\b(?:um+|uh+|er+m?)\b[\s,]*", re.I)
+_SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)"
+                             r"(?:\s+(?:it|that|me|us|the\s+\w+|out\s+loud|aloud|to\s+me|back|for\s+me))+\s*$", re.I)
+_HESITATION_RE = re.compile(r"\b" + _HESITATION + r"\b[\s,]*", re.I)
 _COMMAND_RE = re.compile(r"(?:" + "|".join(ASKING_VERBS) + r"|list|describe|identify|detect|name|show|read|spot|label|caption|"
                          r"explain|examine|analy[sz]e|interpret|summari[sz]e|translate|help|look)\b", re.I)
 _LOOK_UP_RE = re.compile(r"^(?:find|get|check|look up|give me|tell me)\s+(?=the\s)", re.I)
@@ -207,7 +209,7 @@ def tidy_question(question: str) -> str:
     the, uh, the deadline"), where to look ("... on this receipt"), or a later step's words ("...,
     read it to me"); a thing named alone asked for ("total", "find the due date") as "what is ...".
     The question unchanged when nothing is left of it."""
-    q = _FILLER_WORDS_RE.sub("", question).strip()
+    q = _HESITATION_RE.sub("", question).strip()
     asked = q.endswith("?")
     q = re.sub(r"\b(the|a|an)\s*,?\s+\1\b", r"\1", q.rstrip(" ?.!"), flags=re.I)
     q = re.sub(r"^(what|where|when|who|how)s\b", r"\1's", q, flags=re.I)  # "whats the total"
