@@ -23,8 +23,8 @@ from .extract import RequestReading, Span, read_request
 from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
-from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, has_own_subject, language_named, means_original,
-                          named_results, names_target, says_source)
+from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
+                          means_original, named_results, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt, prompt_text, question_asked,
                          question_without, tidy_question)
@@ -247,10 +247,10 @@ class OfflinePlanner:
                       if not says_source(text, m)), None)
             if m:
                 args["target_language"] = m.group(1).capitalize()
-            elif lang := self._bare_target(r, (clause, sentence)):
+            elif lang := bare_target((clause, sentence), r.quotes, self.kb.language_name_re):
                 args["target_language"] = lang
         name, inputs = self._each_input(d, st, clause, args)
-        if d.task == "translation" and name is None and len(langs := self._target_languages(clause.text)) >= 2:
+        if d.task == "translation" and name is None and len(langs := target_languages(clause.text, self.kb.language_list_re, self.kb.language_name_re)) >= 2:
             # "into French, Spanish and Italian", "in German for Berlin and in Italian for Rome": once each
             st.fanned = [self._push(st, d.task, {**args, "target_language": lang}, d.start).id for lang in langs]
             return "ok"
@@ -259,24 +259,6 @@ class OfflinePlanner:
             return "ok"
         st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci)}, d.start).id for v in inputs]
         return "ok"
-
-    def _bare_target(self, r: RequestReading, spans: tuple[Span, ...]) -> str | None:
-        """A language named without "in/into/to" in the translation's clause or sentence ("caption
-        it, then german", "a French translation", "my neighbour only reads Spanish"), outside quotes."""
-        for span in spans:
-            for m in self.kb.language_name_re.finditer(span.text):
-                at = span.start + m.start()
-                if names_target(span.text, m) and not any(q.start <= at < q.end for q in r.quotes):
-                    return m.group(0).capitalize()
-        return None
-
-    def _target_languages(self, text: str) -> list[str]:
-        """The languages a clause asks a translation into, once each, in the order named (not the
-        one it says the text is in: "it's in Spanish, tell me what she says in English")."""
-        kb = self.kb
-        names = [n for m in kb.language_list_re.finditer(text) if not says_source(text, m)
-                 for n in kb.language_name_re.findall(m.group(0))]
-        return list(dict.fromkeys(n.capitalize() for n in names))
 
     def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
         """The argument and the inputs a step is asked for once each: "transcribe both", "caption

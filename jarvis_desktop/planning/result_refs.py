@@ -7,6 +7,9 @@ photo", "it": the planner links a step to the result these words name. Plain tex
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from .extract import Span
 
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
 TEXT_REF_RE = re.compile(
@@ -119,3 +122,22 @@ def names_target(text: str, m: re.Match[str]) -> bool:
     if re.search(r"\b(?:don'?t|do not|doesn'?t|does not|can'?t|cannot|never)\s+(?:speak|read|understand|know)\s+$", before, re.I):
         return False
     return not _IN_LANGUAGE_THING_RE.match(text, m.end())
+
+
+def bare_target(spans: Sequence[Span], quotes: Sequence[Span], name_re: re.Pattern[str]) -> str | None:
+    """A language named without "in/into/to" in the first of ``spans`` (a translation's clause,
+    then its sentence) that names one ("caption it, then german", "a French translation", "my
+    neighbour only reads Spanish"), outside the ``quotes``."""
+    for span in spans:
+        for m in name_re.finditer(span.text):
+            at = span.start + m.start()
+            if names_target(span.text, m) and not any(q.start <= at < q.end for q in quotes):
+                return m.group(0).capitalize()
+    return None
+
+
+def target_languages(text: str, list_re: re.Pattern[str], name_re: re.Pattern[str]) -> list[str]:
+    """The languages a clause asks a translation into, once each, in the order named (not the
+    one it says the text is in: "it's in Spanish, tell me what she says in English")."""
+    names = [n for m in list_re.finditer(text) if not says_source(text, m) for n in name_re.findall(m.group(0))]
+    return list(dict.fromkeys(n.capitalize() for n in names))
