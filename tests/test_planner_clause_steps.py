@@ -93,3 +93,20 @@ def test_a_step_does_not_move_where_a_likelier_reading_of_the_same_file_stands()
     assert _before_result_named(found, P, views, m) == found
     P[0, cap] = 0.8  # as likely as the detection there: a second step on the photo, asked in that clause
     assert _before_result_named(found, P, views, m) == [(0, det, "object-detection"), (0, cap, "image-to-text")]
+
+
+@pytest.mark.parametrize("request_text, files, spoken_from", [
+    ("i want to hear what's inside the fridge in this photo", ["fridge.jpg"], "visual-question-answering"),
+    ("let me hear the names in this: 'Priya and Tom met Dr Alvarez in Lisbon on Friday.'", [], "token-classification"),
+])
+def test_asking_to_hear_the_answer_speaks_it(tmp_path, request_text, files, spoken_from):
+    """"I want to hear ..." asks for the answer spoken (the photo's case planned no speech before)."""
+    check = OfflinePlanner().plan(request_text, attach(tmp_path, *files))
+    speech = [t for t in check.plan.tasks if t.task == "text-to-speech"]
+    assert len(speech) == 1
+    assert [t.task for t in check.plan.tasks if placeholder(t.id) == speech[0].args["text"]] == [spoken_from]
+
+
+def test_asking_to_hear_a_recording_is_not_asking_for_speech(tmp_path):
+    """"I want to hear band.wav without the hum": the cleaned recording is what is heard."""
+    assert tasks_of(OfflinePlanner().plan("I want to hear band.wav without the hum", attach(tmp_path, "band.wav"))) == ["audio-to-audio"]

@@ -28,6 +28,7 @@ from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
+from .speech_asked import QUESTION_WORDS, asks_for_speech
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
 from .typos import Speller
@@ -216,7 +217,7 @@ class LearnedDetector(Detector):
             named += sorted({k for i in named for k in (i - 1, i + 1) if 0 <= k < len(views) and k not in named
                              and k not in claimed and not any(f.startswith("F:") for f in views[k].features)
                              and not {t.lower for t in toks[k]} & others})
-            asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & _QUESTION_WORDS for i in named)
+            asked = any("QM" in views[i].features or {t.lower for t in toks[i]} & QUESTION_WORDS for i in named)
             cands = _file_steps(m.labels, kind, answering=asked)  # a question answered from the file needs a question
             j = max(cands, key=lambda j: P[named, j].max())
             if kind == "audio" and "audio-classification" in m.labels and any(
@@ -529,7 +530,7 @@ def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, 
     ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
     what is said, not a request to speak, when no clause asks for speech."""
     tts = [(i, j, label) for i, j, label in found if label == "text-to-speech"]
-    if not tts or any(_asks_for_speech(seg, v) for v in views):
+    if not tts or any(asks_for_speech(_tokens_in(seg, v.span)) for v in views):
         return found
     i = tts[0][0]
     toks = _tokens_in(seg, views[i].span)
@@ -538,12 +539,8 @@ def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, 
         return found
     speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
     told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
-    asked = [k for k in speaking if k not in told and _QUESTION_WORDS & set(lows[:k])]
+    asked = [k for k in speaking if k not in told and QUESTION_WORDS & set(lows[:k])]
     return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
-
-
-#: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
-_RECIPIENTS = {"me", "us"}
 
 
 def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
@@ -551,49 +548,7 @@ def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepMode
     if "text-to-speech" not in m.labels or any(label == "text-to-speech" for _, _, label in found):
         return []
     tts = m.labels.index("text-to-speech")
-    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if _asks_for_speech(seg, view)), [])
-
-
-def _asks_for_speech(seg, view) -> bool:
-    """The clause asks for speech: "read" with a listener (a dative "me"/"us", "to me") or "back";
-    "aloud" / "out loud" anywhere; a verb of speaking as a command ("say it", "just say the amount",
-    "narrate it", "recite it", "speak the summary"), not in a question about speech ("what does the
-    sign say"); or a spoken version / voiceover as the thing to make."""
-    toks = _tokens_in(seg, view.span)
-    lows = [t.lower for t in toks]
-    if "aloud" in lows or any(a == "out" and b == "loud" for a, b in zip(lows, lows[1:])):
-        return True
-    if any(w in ("voiceover", "narration") for w in lows) or any(
-            a in ("spoken", "audio") and b == "version" for a, b in zip(lows, lows[1:])):
-        return True
-    for k, t in enumerate(toks):
-        if t.lemma == "read" and t.pos in ("VERB", ""):
-            rest = lows[k + 1:k + 8]
-            if rest[:1] and rest[0] in _RECIPIENTS or "back" in rest[:3]:
-                return True
-            if any(a == "to" and b in _RECIPIENTS for a, b in zip(rest, rest[1:])):
-                return True
-        elif t.lower in _SPEAKING and (t.pos in ("VERB", "") or t.dep == "ROOT" or k == 0):
-            # a command, even when the tagger took it for a noun ("shout dinner is ready",
-            # "memo -> text -> speak"); with an object ("... on this label, say it") even after a
-            # question, which unpunctuated speech runs into the command
-            told = any(u.dep == "dobj" or u.pos == "PRON" and u.lower in ("it", "that", "them") for u in toks[k + 1:k + 4])
-            if _QUESTION_WORDS & set(lows[:k]) and not told or t.lower == "say" and _says_about(toks, k):
-                continue
-            return True
-    return False
-
-
-def _says_about(toks, k: int) -> bool:
-    """ "say" at ``toks[k]`` reports or judges rather than asks for speech: someone else says
-    ("my teacher say ...": a subject of its own, not the "you" asked), it takes a clause ("would
-    you say this review is good", "say what's in it"), or it asks for a repeat or other words
-    ("say that again", "say this another way")."""
-    if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[max(0, k - 4):k]):
-        return True  # its own subject, just before it ("both of them really say")
-    after = [u.lower for u in toks[k + 1:]]
-    return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
-        a == "another" and b == "way" for a, b in zip(after, after[1:]))
+    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if asks_for_speech(_tokens_in(seg, view.span))), [])
 
 
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
@@ -626,13 +581,6 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
         if asks and about:
             out.append((k, m.labels.index(vqa), vqa))
     return out
-
-
-#: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
-#: report what a text or a recording holds
-_SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}
-#: ... unless the clause asks about speech ("what does it say", "does he speak French")
-_QUESTION_WORDS = {"what", "how", "does", "do", "did", "whether", "if", "who", "which", "why"}
 
 
 def _tokens_in(seg, span) -> list:

@@ -1,0 +1,69 @@
+"""Whether a clause asks for its answer spoken: "read it to me", "out loud", "say the total",
+"I want to hear what's in it"; not a question about speech ("what does the sign say") nor a
+sound to hear ("I want to hear this song without the noise"). Parsed tokens in, yes or no out."""
+
+from __future__ import annotations
+
+import re
+
+from ..media import kind_of
+
+#: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
+RECIPIENTS = {"me", "us"}
+#: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
+#: report what a text or a recording holds
+SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}
+#: ... unless the clause asks about speech ("what does it say", "does he speak French")
+QUESTION_WORDS = {"what", "how", "does", "do", "did", "whether", "if", "who", "which", "why"}
+
+
+def asks_for_speech(toks: list) -> bool:
+    """The clause asks for speech: "read" with a listener (a dative "me"/"us", "to me") or "back";
+    "aloud" / "out loud" anywhere; a verb of speaking as a command ("say it", "just say the amount",
+    "narrate it", "recite it", "speak the summary"), not in a question about speech ("what does the
+    sign say"); or a spoken version / voiceover as the thing to make."""
+    lows = [t.lower for t in toks]
+    if "aloud" in lows or any(a == "out" and b == "loud" for a, b in zip(lows, lows[1:])):
+        return True
+    if any(w in ("voiceover", "narration") for w in lows) or any(
+            a in ("spoken", "audio") and b == "version" for a, b in zip(lows, lows[1:])):
+        return True
+    for k, t in enumerate(toks):
+        if t.lemma == "hear" and t.tag in ("VB", "") and _WANTS_TO_HEAR_RE.search(" ".join(lows[max(0, k - 4):k])):
+            # "i want to hear the names", "let me hear what it says": the answer, spoken; not a
+            # sound to hear ("I want to hear this song without the noise")
+            if not any(w in _SOUNDS or kind_of(w) == "audio" for w in lows[k + 1:k + 4]):
+                return True
+        if t.lemma == "read" and t.pos in ("VERB", ""):
+            rest = lows[k + 1:k + 8]
+            if rest[:1] and rest[0] in RECIPIENTS or "back" in rest[:3]:
+                return True
+            if any(a == "to" and b in RECIPIENTS for a, b in zip(rest, rest[1:])):
+                return True
+        elif t.lower in SPEAKING and (t.pos in ("VERB", "") or t.dep == "ROOT" or k == 0):
+            # a command, even when the tagger took it for a noun ("shout dinner is ready",
+            # "memo -> text -> speak"); with an object ("... on this label, say it") even after a
+            # question, which unpunctuated speech runs into the command
+            told = any(u.dep == "dobj" or u.pos == "PRON" and u.lower in ("it", "that", "them") for u in toks[k + 1:k + 4])
+            if QUESTION_WORDS & set(lows[:k]) and not told or t.lower == "say" and _says_about(toks, k):
+                continue
+            return True
+    return False
+
+
+#: What one hears as a sound, not as words spoken to one ("I want to hear this song without the noise")
+_SOUNDS = {"song", "songs", "recording", "audio", "clip", "track", "music", "sound", "noise", "voice", "memo", "voicemail", "podcast"}
+#: The words before "hear" when the user asks to hear the answer ("I'd like to hear", "let me hear")
+_WANTS_TO_HEAR_RE = re.compile(r"\b(?:(?:want|wanna|like|love|need|prefer)\s+to|let\s+(?:me|us))$")
+
+
+def _says_about(toks, k: int) -> bool:
+    """ "say" at ``toks[k]`` reports or judges rather than asks for speech: someone else says
+    ("my teacher say ...": a subject of its own, not the "you" asked), it takes a clause ("would
+    you say this review is good", "say what's in it"), or it asks for a repeat or other words
+    ("say that again", "say this another way")."""
+    if any(u.dep in ("nsubj", "nsubjpass") and u.lower not in ("you", "i") for u in toks[max(0, k - 4):k]):
+        return True  # its own subject, just before it ("both of them really say")
+    after = [u.lower for u in toks[k + 1:]]
+    return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
+        a == "another" and b == "way" for a, b in zip(after, after[1:]))
