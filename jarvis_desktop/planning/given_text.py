@@ -13,8 +13,9 @@ from .stepmodel import StepModel
 
 #: Steps that answer a question about a file
 ANSWERING_FILES = {"visual-question-answering", "document-question-answering"}
-#: Steps that already read the text a request gives (a question about it needs no step of its own)
-_TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation"} | ANSWERING_FILES
+#: Steps that read a text and answer in text: they already read the text a request gives (a question
+#: about it needs no step of its own), and a clause led by speech may ask one of them too
+TEXT_READERS = (CONTENT_TASKS - {"text-to-speech"}) | {"text-generation"} | ANSWERING_FILES
 #: A request put as a question ("could I get a video of ...?") or a question about the assistant
 #: itself ("do you keep what I say?"), not a question about the text
 _TO_YOU_RE = re.compile(r"(?:can|could|would|will|may)\b|(?:do|did|are|were|have) (?:you|u)\b", re.I)
@@ -36,7 +37,7 @@ def questions_on_given_text(found: list[tuple[int, int, str]], views: list, m: S
         return found
     usable = [f for f in found if f[2] not in ANSWERING_FILES or pictures]
     claimed = {i for i, _, _ in usable}
-    reads = any(label in _TEXT_READERS for _, _, label in usable)
+    reads = any(label in TEXT_READERS for _, _, label in usable)
     for k, v in enumerate(views):
         words = outside_quotes(v.span.text, reading)  # a question quoted to be spoken is not asked here
         # the question: its words after the last comma ("tell me out loud, when does it close?"),

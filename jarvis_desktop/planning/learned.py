@@ -23,7 +23,7 @@ from .asks_nothing import asks_about_abilities, on_hold, says_what_it_holds, sta
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
-from .given_text import ANSWERING_FILES, questions_on_given_text, questions_without_passage
+from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .result_refs import named_results
@@ -284,9 +284,7 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
         if label not in SPEECH_CARRIERS or int(P[i].argmax()) != j:
             continue
         for k, other in enumerate(m.labels):
-            spec = TASK_TYPES.get(other)
-            if (other in have or other in SPEECH_CARRIERS or spec is None or spec.output != "text"
-                    or "text" not in [ARG_KINDS[a] for a in spec.inputs] or P[i, k] < m.threshold * CLAUSE_SHARE):
+            if other in have or other not in TEXT_READERS or P[i, k] < m.threshold * CLAUSE_SHARE:
                 continue
             if other == "question-answering" and have & ANSWERING_FILES:
                 continue

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ..media import AUDIO_EXTS, IMAGE_EXTS, TEXT_EXTS, VIDEO_EXTS
 from .detect import QUESTION_START_RE, named_control_map
-from .extract import Span
+from .extract import FILE_RE, Span
 
 #: Tasks whose text input is the content to process (not a prompt to write from): when no text
 #: is given they read it out of an attached image or recording first.
@@ -153,15 +152,15 @@ _FILLER = r"(?:(?:like|" + _HESITATION + r"|maybe|just|basically|kinda|sort of)\
 _DEPICTS_RE = re.compile(r"\b" + _MEDIUM + r"(?:\s*:\s*|\s+(?:of|showing|depicting|that shows)[\s,]+)" + _FILLER, re.I)
 #: "draw me a dragon", "make a gentle painting of ...": the verb of making before the thing to
 #: show (a style named stays)
-_MAKE_RE = re.compile(r"^(?:make|create|draw|render|generate|produce|paint|design|sketch|illustrate|animate|visuali[sz]e|do|give)"
+_MAKING = r"make|create|draw|render|generate|produce|paint|design"
+_MAKE_RE = re.compile(r"^(?:" + _MAKING + r"|sketch|illustrate|animate|visuali[sz]e|do|give)"
                       r"(?:\s+(?:me|us|for me))?[\s,]+" + _FILLER, re.I)
 #: "use the pose in this to make a robot ...", "..., but make it a knight", "turn it into a fox":
 #: after words that say what guides the picture, what comes after the verb is the thing to show
-_MADE_FROM_RE = re.compile(r"(?:^|\b(?:to|and|but|then)\s+)(?:make|create|draw|render|generate|produce|paint|design|turn)"
+_MADE_FROM_RE = re.compile(r"(?:^|\b(?:to|and|but|then)\s+)(?:" + _MAKING + r"|turn)"
                            r"(?:\s+(?:it|this|them)(?:\s+into)?|\s+(?:me|us))?[\s,]+" + _FILLER, re.I)
 #: where one step's words end and the next one's begin ("..., and then read it aloud", "pose -> robot")
 _STEP_BOUNDARY_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:then|also|after that|afterwards|next)\b|\s*(?:->|\u2192)\s*", re.I)
-_FILE_NAME_RE = re.compile(r"\b[\w-]+\.(?:" + "|".join(e.lstrip(".") for e in sorted(IMAGE_EXTS | AUDIO_EXTS | VIDEO_EXTS | TEXT_EXTS)) + r")\b", re.I)
 _TAIL_RE = re.compile(r"[\s,]+(?:please|pls|for me|lol)\W*$", re.I)
 
 
@@ -174,10 +173,10 @@ def picture_prompt(text: str, guided: bool = False) -> str:
     ("hed outline of a.jpg then a charcoal fisherman"). The words without lead-in otherwise."""
     whole = prompt_text(text)
     parts = [p for p in _STEP_BOUNDARY_RE.split(whole) if p.strip(" ,;.!")] or [whole]
-    unnamed = [p for p in parts if not _FILE_NAME_RE.search(p)] or parts
+    unnamed = [p for p in parts if not FILE_RE.search(p)] or parts
     s = next((p for p in unnamed if not (guided and named_control_map(p))), unnamed[0])
     m = _MADE_FROM_RE.search(s)
-    if m and (guided or _FILE_NAME_RE.search(s, 0, m.start())) and not _DEPICTS_RE.search(s, 0, m.start()):
+    if m and (guided or FILE_RE.search(s, 0, m.start())) and not _DEPICTS_RE.search(s, 0, m.start()):
         s = s[m.end():]  # not "a cat trying to paint a portrait": there the whole is the picture
     elif m := _MAKE_RE.match(s):
         s = s[m.end():]
@@ -194,10 +193,11 @@ _ASKED_OF = (r"(?:photo|picture|pic|image|scan|screenshot|shot|snap|receipt|invo
 #: "... on this receipt", "... on it", "... according to the prescription", "... in grid.png": where the
 #: answer is to be found, which the step is given anyway
 _WHERE_ASKED_RE = re.compile(r"[\s,]+(?:on|in|from|of|according to)\s+(?:(?:this|that|the|my|these|those)\s+(?:[\w'-]+\s+){0,2}?"
-                             + _ASKED_OF + r"(?:\s+i\s+\w+)?|it|this|that|[\w-]+\.\w{2,4})\s*$", re.I)
+                             + _ASKED_OF + r"(?:\s+i\s+\w+)?|it|this|that|" + FILE_RE.pattern + r")\s*$", re.I)
 #: "..., read it to me", "... just say the amount": another step's words after the question
 _SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)"
                              r"(?:\s+(?:it|that|me|us|the\s+\w+|out\s+loud|aloud|to\s+me|back|for\s+me))+\s*$", re.I)
+_LEADING_FILE_RE = re.compile(r"^(?:" + FILE_RE.pattern + r")\s*[-:,]?\s+", re.I)
 _HESITATION_RE = re.compile(r"\b" + _HESITATION + r"\b[\s,]*", re.I)
 _COMMAND_RE = re.compile(r"(?:" + "|".join(ASKING_VERBS) + r"|list|describe|identify|detect|name|show|read|spot|label|caption|"
                          r"explain|examine|analy[sz]e|interpret|summari[sz]e|translate|help|look)\b", re.I)
@@ -213,7 +213,7 @@ def tidy_question(question: str) -> str:
     asked = q.endswith("?")
     q = re.sub(r"\b(the|a|an)\s*,?\s+\1\b", r"\1", q.rstrip(" ?.!"), flags=re.I)
     q = re.sub(r"^(what|where|when|who|how)s\b", r"\1's", q, flags=re.I)  # "whats the total"
-    q = re.sub(r"^[\w-]+\.\w{2,4}\s*[-:,]?\s+", "", q)  # "invoice_0419.png - amount owed"
+    q = _LEADING_FILE_RE.sub("", q)  # "invoice_0419.png - amount owed"
     for rx in (_SPEAK_AFTER_RE, _WHERE_ASKED_RE, _SPEAK_AFTER_RE):
         cut = rx.sub("", q).strip(" ,;")
         if cut and not re.search(r"\b(?:is|are|was|were|'s|do|does|did)$", cut, re.I) and (
