@@ -57,6 +57,13 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
      ["translate letter.txt into German", "say the translation", "then caption pic.jpg"]),
     ("shorten notes.txt, speak the summary, caption whiteboard.jpg",
      ["shorten notes.txt", "speak the summary", "caption whiteboard.jpg"]),
+    # the parser takes "say" for an auxiliary of "result"
+    ("classify puppy_pic.jpg, say result", ["classify puppy_pic.jpg", "say result"]),
+    # "say" hung on the verb after the colon: the comma and "and" still open a new command
+    ("from this article who won the race, and say it out loud: the race was won by a runner from kenya",
+     ["from this article who won the race", "say it out loud: the race was won by a runner from kenya"]),
+    # the first word, a command, tagged as a noun with a verb coordinated to it
+    ("reply as a butler and say it out loud: 'the tea is cold'", ["reply as a butler", "say it out loud: 'the tea is cold'"]),
 ])
 def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
     """A list of commands ("do A, do B, then C"), where the small parser makes one command the
@@ -81,6 +88,14 @@ def test_each_number_of_a_numbered_list_opens_the_command_it_numbers(request_tex
     from jarvis_desktop.planning.segment import segment
 
     assert [c.text.strip(" ,") for c in segment(request_text, [], True, commands=True).clauses] == clauses
+
+
+def test_a_question_on_a_passage_is_answered_before_it_is_spoken(planner):
+    check = planner.plan("from this article who won the race, and say it out loud: the race was won by a runner from kenya in record time")
+    assert tasks_of(check) == ["question-answering", "text-to-speech"]
+    answer, speech = check.plan.tasks
+    assert answer.args["context"] == "the race was won by a runner from kenya in record time"
+    assert speech.args["text"] == placeholder(answer.id)
 
 
 def test_each_listed_command_reads_its_own_file(planner, tmp_path):

@@ -70,7 +70,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     for sent in doc.sents:
         cuts.add(sent.start_char)
     for t in doc:
-        if t.pos_ in _VERBS and t.dep_ == "conj" and t.head.pos_ in ("VERB", "AUX") and t.i > t.head.i:
+        if t.pos_ in _VERBS and t.dep_ == "conj" and t.i > t.head.i and (t.head.pos_ in ("VERB", "AUX") or commands and _command_as_noun(t.head)):
             # the coordinator (and/or/then) between the two verbs opens the new clause
             between = [c for c in t.head.children if c.dep_ in ("cc", "punct") and t.head.i < c.i < t.i]
             left = min([t.left_edge.i] + [c.i for c in between if c.dep_ == "cc"])
@@ -82,6 +82,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
         elif t.text == ";":
             cuts.add(t.idx + 1)
+        elif commands and _joins_command(doc, t.i):
+            cuts.add(t.idx)  # "..., and say it out loud": the coordinator opens the new step
         elif commands and t.text == "," and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
             cuts.add(t.idx)
         elif commands and _numbers_a_command(doc, t.i):
@@ -108,6 +110,19 @@ def _numbers_a_command(doc: Any, i: int) -> bool:
             and doc[i + 2].pos_ == "VERB" and doc[i + 2].tag_ in ("VB", "VBP"))
 
 
+def _command_as_noun(t: Any) -> bool:
+    """Whether ``t``, a noun a verb is coordinated with, opens its sentence: a command the small
+    parser tagged as a noun ("reply as a butler and say it out loud")."""
+    return t.pos_ in ("NOUN", "PROPN") and t.i == t.sent.start
+
+
+def _joins_command(doc: Any, i: int) -> bool:
+    """Whether token ``i`` is a coordinator after a comma with a bare verb behind it: ", and say it
+    out loud" (a new command, whatever the parser attached the verb to)."""
+    return (0 < i < len(doc) - 1 and doc[i].dep_ == "cc" and doc[i - 1].text == ","
+            and doc[i + 1].tag_ == "VB" and doc[i + 1].pos_ == "VERB")
+
+
 def _starts_command(doc: Any, i: int) -> bool:
     """Whether the word after a comma starts a command of its own: "translate it, say the
     translation", "speak the summary, caption whiteboard.jpg", ", then caption it" (the small
@@ -121,6 +136,8 @@ def _starts_command(doc: Any, i: int) -> bool:
     earlier = doc[t.sent.start : i]
     if t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
         return not _awaits_verb(earlier)
+    if t.pos_ in ("VERB", "AUX") and t.tag_ != "MD" and t.lower_ == t.lemma_.lower() and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
+        return not _awaits_verb(earlier)  # "classify pic.jpg, say result": a bare verb the parser took for an auxiliary
     if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
         return True  # "help me by estimating the depth, segmenting the image, ..."
     return t.pos_ in ("VERB", "NOUN", "PROPN") and (kind_of(nxt.text) is not None or nxt.lower_ in _OBJECTS)
