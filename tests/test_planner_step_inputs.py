@@ -64,6 +64,8 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
      ["from this article who won the race", "say it out loud: the race was won by a runner from kenya"]),
     # the first word, a command, tagged as a noun with a verb coordinated to it
     ("reply as a butler and say it out loud: 'the tea is cold'", ["reply as a butler", "say it out loud: 'the tea is cold'"]),
+    # a question, then a command: the command's verb is the sentence's root
+    ("what's the summary of this podcast, tell me out loud", ["what's the summary of this podcast", "tell me out loud"]),
 ])
 def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
     """A list of commands ("do A, do B, then C"), where the small parser makes one command the
@@ -96,6 +98,12 @@ def test_a_question_on_a_passage_is_answered_before_it_is_spoken(planner):
     answer, speech = check.plan.tasks
     assert answer.args["context"] == "the race was won by a runner from kenya in record time"
     assert speech.args["text"] == placeholder(answer.id)
+
+
+def test_a_question_asked_before_a_command_is_asked_without_it(planner, tmp_path):
+    check = planner.plan("when is the payment due on this bill, translate the answer to french and say it", attach(tmp_path, "bill.png"))
+    assert tasks_of(check) == ["document-question-answering", "translation", "text-to-speech"]
+    assert check.plan.tasks[0].args["text"] == "When is the payment due"
 
 
 def test_each_listed_command_reads_its_own_file(planner, tmp_path):

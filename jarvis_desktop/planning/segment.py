@@ -136,6 +136,8 @@ def _starts_command(doc: Any, i: int) -> bool:
     earlier = doc[t.sent.start : i]
     if t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
         return not _awaits_verb(earlier)
+    if t.tag_ == "VB" and t.dep_ == "ROOT" and any(v.pos_ in ("VERB", "AUX") for v in earlier):
+        return not _awaits_verb(earlier)  # "what is the deadline on this form, translate the answer"
     if t.pos_ in ("VERB", "AUX") and t.tag_ != "MD" and t.lower_ == t.lemma_.lower() and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
         return not _awaits_verb(earlier)  # "classify pic.jpg, say result": a bare verb the parser took for an auxiliary
     if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
