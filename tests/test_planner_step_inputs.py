@@ -66,6 +66,8 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     ("reply as a butler and say it out loud: 'the tea is cold'", ["reply as a butler", "say it out loud: 'the tea is cold'"]),
     # a question, then a command: the command's verb is the sentence's root
     ("what's the summary of this podcast, tell me out loud", ["what's the summary of this podcast", "tell me out loud"]),
+    # a plus between two terse commands
+    ("who is speaking + what language, memo.wav", ["who is speaking +", "what language, memo.wav"]),
 ])
 def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
     """A list of commands ("do A, do B, then C"), where the small parser makes one command the
@@ -104,6 +106,12 @@ def test_a_question_asked_before_a_command_is_asked_without_it(planner, tmp_path
     check = planner.plan("when is the payment due on this bill, translate the answer to french and say it", attach(tmp_path, "bill.png"))
     assert tasks_of(check) == ["document-question-answering", "translation", "text-to-speech"]
     assert check.plan.tasks[0].args["text"] == "When is the payment due"
+
+
+def test_commands_joined_by_a_plus_are_both_run(planner, tmp_path):
+    check = planner.plan("depth + objects, kitchen.jpg", attach(tmp_path, "kitchen.jpg"))
+    assert tasks_of(check) == ["depth-estimation", "object-detection"]
+    assert all(t.args["image"].endswith("kitchen.jpg") for t in check.plan.tasks)
 
 
 def test_each_listed_command_reads_its_own_file(planner, tmp_path):

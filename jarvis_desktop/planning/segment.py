@@ -19,6 +19,10 @@ from .extract import Span, _clauses
 #: Adverbs that open a new step ("..., then read it aloud").
 _STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
 _VERBS = {"VERB"}
+#: A plus standing alone between two commands of a terse request: "caption + count the people".
+#: Not arrows: "edges of sketch.png -> a castle" is one step, a control map and what it shapes
+#: (cutting at arrows too broke as many dev plans as it mended, stop 33).
+_STEP_SYMBOL = re.compile(r"(?<=\s)\+(?=\s)")
 #: The pronouns a command acts on
 _OBJECTS = {"it", "them", "this", "that", "these", "those"}
 
@@ -90,6 +94,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             start = doc[t.i - 1].idx if t.i > 0 and doc[t.i - 1].text == "(" else t.idx
             cuts.add(start)
             numbered.append((start, doc[t.i + 2].idx))
+    if commands:
+        cuts.update(m.end() for m in _STEP_SYMBOL.finditer(text))
     cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
