@@ -64,6 +64,9 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
      ["from this article who won the race", "say it out loud: the race was won by a runner from kenya"]),
     # the first word, a command, tagged as a noun with a verb coordinated to it
     ("reply as a butler and say it out loud: 'the tea is cold'", ["reply as a butler", "say it out loud: 'the tea is cold'"]),
+    # ... or for part of a file's name
+    ("caption garden.jpg for me and also tell me how many birds are in it",
+     ["caption garden.jpg for me", "also tell me how many birds are in it"]),
     # a question, then a command: the command's verb is the sentence's root
     ("what's the summary of this podcast, tell me out loud", ["what's the summary of this podcast", "tell me out loud"]),
     # a plus between two terse commands

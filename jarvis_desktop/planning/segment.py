@@ -117,9 +117,10 @@ def _numbers_a_command(doc: Any, i: int) -> bool:
 
 
 def _command_as_noun(t: Any) -> bool:
-    """Whether ``t``, a noun a verb is coordinated with, opens its sentence: a command the small
-    parser tagged as a noun ("reply as a butler and say it out loud")."""
-    return t.pos_ in ("NOUN", "PROPN") and t.i == t.sent.start
+    """Whether ``t``, a noun a verb is coordinated with, opens its sentence with its words: a
+    command the small parser tagged as a noun ("reply as a butler and say it out loud"; "caption
+    park.jpg and also count the dogs", where it took "caption" for part of the file's name)."""
+    return t.pos_ in ("NOUN", "PROPN", "X") and t.left_edge.i == t.sent.start
 
 
 def _joins_command(doc: Any, i: int) -> bool:
