@@ -28,7 +28,7 @@ from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
-from .speech_asked import QUESTION_WORDS, asks_for_speech
+from .speech_asked import QUESTION_WORDS, asks_for_speech, names_sound
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
 from .typos import Speller
@@ -150,6 +150,7 @@ class LearnedDetector(Detector):
         found += _spoken_readings(found, views, m, seg)
         found = _without_declined(found, views, m, seg)
         found = _without_speech_asked_about(found, views, seg)
+        found = _without_unasked_speech(found, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in _IMAGE_MAKERS for f in found))
@@ -539,6 +540,12 @@ def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, 
     told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
     asked = [k for k in speaking if k not in told and QUESTION_WORDS & set(lows[:k])]
     return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
+
+
+def _without_unasked_speech(found: list[tuple[int, int, str]], seg) -> list[tuple[int, int, str]]:
+    """Drop text-to-speech when no word of the request is about sound: "draft a birthday message"
+    asks for text, however close its clause vector came to a spoken one."""
+    return found if names_sound(seg.tokens) else [f for f in found if f[2] != "text-to-speech"]
 
 
 def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:

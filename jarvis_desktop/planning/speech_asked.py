@@ -67,3 +67,17 @@ def _says_about(toks, k: int) -> bool:
     after = [u.lower for u in toks[k + 1:]]
     return any(u.dep == "ccomp" for u in toks[k + 1:]) or "again" in after or "differently" in after or any(
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
+
+
+#: Words of speech and hearing (base forms). A request that asks for sound names it somehow ("say",
+#: "aloud", "voice", "an mp3", "a verbal summary"); one without any of them asks for no speech.
+SOUND_WORDS = {"say", "speak", "read", "hear", "listen", "voice", "audio", "speech", "aloud", "loud", "spoken",
+               "narrate", "narration", "narrator", "voiceover", "recite", "pronounce", "sound", "announce", "shout",
+               "audible", "audibly", "auditory", "verbal", "verbally", "audiobook", "podcast", "vocal", "talk",
+               "ear", "play", "tts", "mp3", "wav"}
+
+
+def names_sound(toks: list) -> bool:
+    """Whether any token is a word of speech or hearing, or an audio file."""
+    return any(t.lemma in SOUND_WORDS or t.lower in SOUND_WORDS or kind_of(t.text) == "audio" for t in toks)
+
