@@ -12,7 +12,7 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _without_unasked_speech, shipped_model)
+                                             _without_rivals, _without_unasked_speech, shipped_model)
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
 
@@ -128,4 +128,18 @@ def test_speech_is_planned_only_where_the_request_is_about_sound(request_text, s
     seg = segment(read_request(request_text).text, [], True, commands=True)
     found = _found("text-generation", "text-to-speech")
     assert _without_unasked_speech(found, seg) == (found if spoken else _found("text-generation"))
+
+
+def test_judging_the_words_of_a_file_judged_in_the_same_clause_is_a_misreading():
+    """"is the singer sad or cheerful in this?" asks one judgment: of the voice, when that is
+    much likelier than a judgment of text (which could only be of the voice's label)."""
+    P = _scores({"audio-classification": 0.9, "text-classification": 0.5})
+    assert _without_rivals(_found("audio-classification", "text-classification"), P, LABELS) == _found("audio-classification")
+    P = _scores({"audio-classification": 0.6, "text-classification": 0.5})  # as likely: both asked
+    assert _without_rivals(_found("audio-classification", "text-classification"), P, LABELS) == _found(
+        "audio-classification", "text-classification")
+    # a transcript's mood beside the transcript: a chain, not rivals
+    P = _scores({"automatic-speech-recognition": 0.9, "text-classification": 0.3})
+    assert _without_rivals(_found("automatic-speech-recognition", "text-classification"), P, LABELS) == _found(
+        "automatic-speech-recognition", "text-classification")
 

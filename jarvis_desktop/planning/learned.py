@@ -266,6 +266,8 @@ RIVAL_SHARE = 0.7
 _MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
+#: Steps that judge a file as text-classification judges text: in one clause, two readings of one question.
+FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classification", "visual-question-answering"}
 
 
 #: Steps that only carry words between speech and text. A clause that asks for one of them most
@@ -311,6 +313,8 @@ def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P:
         rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _media_input(l2) == media]
     elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
         rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
+    elif label == "text-classification":  # "is she nervous or happy in this": the words' mood, or the voice's?
+        rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and l2 in FILE_JUDGES]
     else:  # other text steps chain within a clause ("summarise it and read it out")
         rivals = []
     return P[i, j] < RIVAL_SHARE * max(rivals, default=0.0)
