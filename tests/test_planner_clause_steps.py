@@ -143,3 +143,32 @@ def test_judging_the_words_of_a_file_judged_in_the_same_clause_is_a_misreading()
     assert _without_rivals(_found("automatic-speech-recognition", "text-classification"), P, LABELS) == _found(
         "automatic-speech-recognition", "text-classification")
 
+
+_POSTER = ('shorten this for my poster: "The harbour festival returns this summer with boat races, a fish market, live '
+           'folk music every evening and fireworks over the water on the final night, and the mayor will open it."')
+
+
+def test_a_clause_the_model_places_nowhere_is_read_again_without_its_quote():
+    """A long quote outweighs the words that say what to do with it; read without it, the
+    instruction is plain. Only when the model is not even fairly sure of a step anywhere."""
+    detector = LearnedDetector()
+    reading = read_request(_POSTER)
+    _, views, P = detector.scores(reading, [])
+    labels, threshold = detector.model.labels, detector.model.threshold
+    again = detector._read_without_quotes(np.zeros_like(P), views, reading)
+    assert labels[int(again[0].argmax())] == "summarization"
+    assert again[0].max() > P[0].max()  # surer than the reading with the quote in its vector
+    fairly_sure = np.zeros_like(P)
+    fairly_sure[0, labels.index("translation")] = threshold * 0.5
+    assert (detector._read_without_quotes(fairly_sure.copy(), views, reading) == fairly_sure).all()
+
+
+def test_a_span_of_quoted_words_alone_still_gets_a_vector():
+    from jarvis_desktop.planning.clause_vectors import clause_vectors
+
+    text = 'say "good morning, everyone" twice'
+    quote = (text.index('"') + 1, text.rindex('"'))
+    whole, inside = clause_vectors(text, [(0, len(text)), quote], [quote])
+    assert np.linalg.norm(inside) > 0.99  # left out of others' means, not of its own
+    assert float(whole @ clause_vectors(text, [(0, len(text))])[0]) < 0.999  # the quote left out changes the clause's vector
+

@@ -44,8 +44,9 @@ class ClauseEncoder:
         the clause's words alone, less accurately)."""
         return _shared_encoder()
 
-    def vectors(self, text: str, spans: list[tuple[int, int]]) -> list[np.ndarray]:
-        """A unit vector per character span of ``text`` (zeros for a span with no word in it).
+    def vectors(self, text: str, spans: list[tuple[int, int]], skip: list[tuple[int, int]] = ()) -> list[np.ndarray]:
+        """A unit vector per character span of ``text`` (zeros for a span with no word in it),
+        leaving the ``skip`` ranges (quotes) out of each span's mean.
 
         A request longer than the encoder's window (a pasted page, then "summarise the text above")
         is read in windows of whole clauses, each starting where the last one ran out, so its last
@@ -56,7 +57,8 @@ class ClauseEncoder:
         while i < len(spans):
             start = spans[i][0]
             window = text[start : start + WINDOW_CHARS]
-            got = self.embedder.encode_spans(window, [(a - start, b - start) for a, b in spans[i:]])
+            got = self.embedder.encode_spans(window, [(a - start, b - start) for a, b in spans[i:]],
+                                             [(a - start, b - start) for a, b in skip if b > start])
             read = next((k for k, v in enumerate(got) if v is None and spans[i + k][0] - start > 0), len(got))
             out[i : i + read] = got[:read]
             i += max(read, 1)
@@ -130,9 +132,10 @@ def _traced(model: Any, tokenizer: Any) -> Any:
     return _TracedEncoder(model, graph)
 
 
-def clause_vectors(text: str, spans: list[tuple[int, int]]) -> list[np.ndarray]:
-    """The clause vectors of a request, or zero vectors when the encoder is not installed."""
+def clause_vectors(text: str, spans: list[tuple[int, int]], skip: list[tuple[int, int]] = ()) -> list[np.ndarray]:
+    """The clause vectors of a request, or zero vectors when the encoder is not installed;
+    ``skip``: ranges (quoted passages) left out of each clause's mean."""
     encoder, _ = ClauseEncoder.load()
     if encoder is None:
         return [np.zeros(DIMS, dtype=np.float32) for _ in spans]
-    return encoder.vectors(text, spans)
+    return encoder.vectors(text, spans, skip)

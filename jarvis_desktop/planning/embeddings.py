@@ -115,11 +115,13 @@ class EmbeddingModel:
             out.append(torch.nn.functional.normalize(vec, dim=-1).numpy())
         return np.concatenate(out) if out else np.zeros((0, 384), dtype=np.float32)
 
-    def encode_spans(self, text: str, spans: list[tuple[int, int]]):
+    def encode_spans(self, text: str, spans: list[tuple[int, int]], skip: list[tuple[int, int]] = ()):
         """One forward pass over ``text``; a unit vector per character span (mean of its tokens).
 
         Why: a request is encoded once and every clause reuses those contextual token vectors,
         which keeps planning well under the 50 ms budget. Spans past the token limit get None.
+        Tokens inside a ``skip`` range (quoted words) are read in context but left out of a span's
+        mean, unless nothing else is in the span.
         """
         import numpy as np
         import torch
@@ -138,6 +140,7 @@ class EmbeddingModel:
         vecs: list[Any] = []
         for a, b in spans:
             idx = [i for i, (s, e) in enumerate(offsets) if e > s and s >= a and e <= b]
+            idx = [i for i in idx if not any(x <= offsets[i][0] < y for x, y in skip)] or idx
             if not idx:
                 vecs.append(None)
                 continue

@@ -98,6 +98,7 @@ class LearnedDetector(Detector):
 
     def detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
         seg, views, P = self.scores(reading, attachments)
+        P = self._read_without_quotes(P, views, reading)
         m = self.model
         if reading.subject and len(views) > 2 and len(reading.subject) > 400:
             # a pasted document: its sentences are the material, not steps; the instruction is
@@ -192,6 +193,29 @@ class LearnedDetector(Detector):
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
         return _instruments_first(_type_order(dets, reading), reading)
+
+    def _read_without_quotes(self, P: np.ndarray, views: list, reading: RequestReading) -> np.ndarray:
+        """When the model is not even fairly sure of a step, a clause holding a quote is read again with the
+        quote left out of its vector: a long quote outweighs the few words that say what to do with
+        it ("shorten this for my poster: '...'"). The likelier reading is kept."""
+        from .clause_vectors import DIMS, clause_vectors
+
+        m = self.model
+        if not reading.quotes or P.size == 0 or (1.0 - np.prod(1.0 - P, axis=0)).max() >= m.threshold * FALLBACK_SHARE:
+            return P
+        todo = [k for k, v in enumerate(views) if v.dense.size >= DIMS
+                and any(v.span.start <= q.start < v.span.end for q in reading.quotes)]
+        if not todo:
+            return P
+        vecs = clause_vectors(reading.text, [(views[k].span.start, views[k].span.end) for k in todo],
+                              [(q.start, q.end) for q in reading.quotes])
+        for k, vec in zip(todo, vecs):
+            dense = views[k].dense.copy()
+            dense[-DIMS:] = vec
+            row = m.proba([(views[k].features, dense)])[0]
+            if row.max() > P[k].max():
+                P[k] = row
+        return P
 
     def _unread_files(self, found, P, views, seg, reading: RequestReading, attachments: list[Attachment]):
         """A photo or recording the request talks about that no step found reads: files given
