@@ -95,6 +95,16 @@ def test_translation_gets_its_text_and_target_language(planner):
     assert t.args == {"text": "Good morning, everyone", "target_language": "Spanish"}
 
 
+@pytest.mark.parametrize("request_text, expected", [
+    ("seg map of this -> a zen garden at dawn", ["seg-control", "seg-text-to-image"]),
+    ("seg control map from this, nothing else", ["seg-control"]),
+    ("M-LSD map of this photo", ["mlsd-control"]),
+])
+def test_a_control_map_named_by_its_short_name(planner, files, request_text, expected):
+    """"seg map", "M-LSD": the maps' own names, as people who use ControlNet write them."""
+    assert tasks_of(planner.plan(request_text, [files["photo.jpg"]])) == expected
+
+
 def test_guided_generation_uses_a_control_map(planner, files):
     check = planner.plan("Generate a picture of an astronaut in the same pose as the person in my photo.", [files["photo.jpg"]])
     assert tasks_of(check) == ["openpose-control", "openpose-text-to-image"]

@@ -513,15 +513,16 @@ SOUND_LABEL_RE = re.compile(
     r"\b(emotions?|emotional|mood|feelings?|tone|sentiment|genre|kind of sound|type of sound|category|class|commands?)\b", re.I)
 
 
-#: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases.
+#: Words that name which control map ("the pose of", "the edges of"); plain vocabulary, not phrases,
+#: and the maps' own short names ("openpose", "M-LSD", "seg map").
 CONTROL_WORDS = [
-    (re.compile(r"\b(?:pose|skeleton|posture|stance)", re.I), "openpose"),
+    (re.compile(r"\b(?:(?:open)?pose|skeleton|posture|stance)", re.I), "openpose"),
     (re.compile(r"\bedge|\bcanny|contour", re.I), "canny"),
-    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe", re.I), "mlsd"),
+    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe|\bm-?lsd\b", re.I), "mlsd"),
     (re.compile(r"\bdepth", re.I), "depth"),
     (re.compile(r"\bboundar|\bsketch|\boutline|\bsoft (?:edge|line)|\bhed\b", re.I), "hed"),
     (re.compile(r"\bnormal", re.I), "normal"),
-    (re.compile(r"\bsegment|\bregions", re.I), "seg"),
+    (re.compile(r"\bsegment|\bregions|\bseg\b", re.I), "seg"),
 ]
 #: Words that may name a segmentation map but as often refer back to any map ("in the same layout").
 GENERIC_CONTROL_WORDS = [(re.compile(r"\blayout|\bcomposition|\bstructure", re.I), "seg")]
