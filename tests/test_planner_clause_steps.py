@@ -172,3 +172,16 @@ def test_a_span_of_quoted_words_alone_still_gets_a_vector():
     assert np.linalg.norm(inside) > 0.99  # left out of others' means, not of its own
     assert float(whole @ clause_vectors(text, [(0, len(text))])[0]) < 0.999  # the quote left out changes the clause's vector
 
+
+@pytest.mark.parametrize("request_text", [
+    "illustration of the digestive system for my class, then caption it",
+    "poster of the water cycle for the classroom, then caption it",
+])
+def test_a_picture_named_before_the_step_that_reads_it_is_made(request_text):
+    """No picture was given, and the caption reads "it": the picture the clause before names, which
+    the model was unsure of alone (the plan was empty)."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == ["text-to-image", "image-to-text"]
+    made, caption = check.plan.tasks
+    assert caption.args["image"] == placeholder(made.id)
+

@@ -142,6 +142,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg)
+        found += _makers_of_missing_media(found, P, m, reading, attachments)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
         found = _without_told_about(found, P, views, m, seg)
@@ -444,6 +445,32 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     return out
 
 
+#: The steps that make a medium from words alone, by the kind they make
+_MAKERS = {"image": "text-to-image", "audio": "text-to-speech", "video": "text-to-video"}
+
+
+def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
+                             attachments: list[Attachment]) -> list[tuple[int, int, str]]:
+    """A step that reads a picture (or a sound) when none was given or is made: the picture is the
+    one an earlier clause, that no step claimed, names ("picture of the water cycle, then caption
+    it"), taken there at the fallback's bar, the step that reads it being the evidence it is wanted."""
+    have = {a.kind for a in attachments} | {k for f in reading.files if (k := kind_of(f.text))}
+    have |= {_media_output(label) for _, _, label in found}
+    claimed = {i for i, _, _ in found}
+    out: list[tuple[int, int, str]] = []
+    for i, _, label in sorted(found):
+        kind = _media_input(label)
+        maker = _MAKERS.get(kind or "")
+        if kind in have or maker not in m.labels:
+            continue
+        j = m.labels.index(maker)
+        earlier = [k for k in range(i) if k not in claimed]
+        if earlier and P[(k := max(earlier, key=lambda k: P[k, j])), j] >= m.threshold * FALLBACK_SHARE:
+            out.append((k, j, maker))
+            have.add(kind)
+    return out
+
+
 def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
                           seg) -> list[tuple[int, int, str]]:
     """A step placed in a clause that also asks for another step moves to the clause just before,
@@ -619,6 +646,13 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
 def _tokens_in(seg, span) -> list:
     """The parsed tokens of one clause."""
     return [t for t in seg.tokens if span.start <= t.start < span.end]
+
+
+def _media_output(label: str) -> str | None:
+    if label in (EDIT, GUIDED):
+        return "image"
+    spec = TASK_TYPES.get(label)
+    return spec.output if spec else None
 
 
 def _media_input(label: str) -> str | None:
