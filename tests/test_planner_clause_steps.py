@@ -12,7 +12,8 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _without_rivals, _without_unasked_speech, shipped_model)
+                                             _without_rivals, shipped_model)
+from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
 
@@ -127,7 +128,7 @@ def test_speech_is_planned_only_where_the_request_is_about_sound(request_text, s
 
     seg = segment(read_request(request_text).text, [], True, commands=True)
     found = _found("text-generation", "text-to-speech")
-    assert _without_unasked_speech(found, seg) == (found if spoken else _found("text-generation"))
+    assert without_unasked_speech(found, seg) == (found if spoken else _found("text-generation"))
 
 
 def test_judging_the_words_of_a_file_judged_in_the_same_clause_is_a_misreading():

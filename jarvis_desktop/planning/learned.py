@@ -28,7 +28,8 @@ from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
-from .speech_asked import QUESTION_WORDS, asks_for_speech, names_sound
+from .speech_asked import QUESTION_WORDS
+from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
 from .typos import Speller
@@ -149,10 +150,10 @@ class LearnedDetector(Detector):
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m)
-        found += _spoken_readings(found, views, m, seg)
+        found += spoken_readings(found, views, m.labels, seg)
         found = _without_declined(found, views, m, seg)
-        found = _without_speech_asked_about(found, views, seg)
-        found = _without_unasked_speech(found, seg)
+        found = without_speech_asked_about(found, views, seg)
+        found = without_unasked_speech(found, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in _IMAGE_MAKERS for f in found))
@@ -232,7 +233,7 @@ class LearnedDetector(Detector):
             if kind not in given or any(_media_input(label) == kind for _, _, label in found):
                 continue
             words = self.kb.media_words.get(kind, set())
-            toks = [_tokens_in(seg, v.span) for v in views]
+            toks = [seg.tokens_in(v.span) for v in views]
             named = [i for i, v in enumerate(views) if f"F:{kind}" in v.features or {t.lower for t in toks[i]} & words]
             if not named or any(_LEAVE_RE.search(views[i].span.text) for i in named):
                 continue  # the request does not talk about it, or says to leave it ("ignore the photo")
@@ -257,7 +258,7 @@ class LearnedDetector(Detector):
         """Where in the clause the word that most supports label ``j`` stands."""
         m = self.model
         best, where = -np.inf, view.span.start
-        toks = _tokens_in(seg, view.span)
+        toks = seg.tokens_in(view.span)
         for k, t in enumerate(toks):
             keys = ["w:" + t.lower, "l:" + t.lemma]
             if k + 1 < len(toks):
@@ -352,7 +353,7 @@ def _without_told_about(found: list[tuple[int, int, str]], P: np.ndarray, views:
     tense) or what it holds ("in this recording is me singing") when a step in another clause
     reads that kind of file: the request is the other clause."""
     told = {i for i in {i for i, _, _ in found}
-            if tells_what_happened(toks := _tokens_in(seg, views[i].span)) or says_what_it_holds(toks)}
+            if tells_what_happened(toks := seg.tokens_in(views[i].span)) or says_what_it_holds(toks)}
     if not told:
         return found
     asked = {_media_input(label) for i, _, label in found if i not in told} - {None}
@@ -435,7 +436,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     for i, view in enumerate(views):
         if i in claimed:
             continue
-        verbs = [t for t in _tokens_in(seg, view.span) if t.pos == "VERB"]
+        verbs = [t for t in seg.tokens_in(view.span) if t.pos == "VERB"]
         if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs):
             continue  # not an action: a file or text the user has, a question without a verb
         j = int(P[i].argmax())
@@ -575,42 +576,6 @@ def _names_task(lemma: str, label: str) -> bool:
     return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
 
 
-#: Words in a clause that ask to hear something, whatever else it asks
-_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
-
-
-def _without_speech_asked_about(found: list[tuple[int, int, str]], views: list, seg) -> list[tuple[int, int, str]]:
-    """Drop a text-to-speech step whose only cue is "say"/"speak" in a question about words
-    ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
-    what is said, not a request to speak, when no clause asks for speech."""
-    tts = [(i, j, label) for i, j, label in found if label == "text-to-speech"]
-    if not tts or any(asks_for_speech(_tokens_in(seg, v.span)) for v in views):
-        return found
-    i = tts[0][0]
-    toks = _tokens_in(seg, views[i].span)
-    lows = [t.lower for t in toks]
-    if _HEARING & set(lows):
-        return found
-    speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
-    told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
-    asked = [k for k in speaking if k not in told and QUESTION_WORDS & set(lows[:k])]
-    return [f for f in found if f[2] != "text-to-speech"] if asked and not told else found
-
-
-def _without_unasked_speech(found: list[tuple[int, int, str]], seg) -> list[tuple[int, int, str]]:
-    """Drop text-to-speech when no word of the request is about sound: "draft a birthday message"
-    asks for text, however close its clause vector came to a spoken one."""
-    return found if names_sound(seg.tokens) else [f for f in found if f[2] != "text-to-speech"]
-
-
-def _spoken_readings(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
-    """A text-to-speech step for the first clause that reads something to someone, when none was found."""
-    if "text-to-speech" not in m.labels or any(label == "text-to-speech" for _, _, label in found):
-        return []
-    tts = m.labels.index("text-to-speech")
-    return next(([(i, tts, "text-to-speech")] for i, view in enumerate(views) if asks_for_speech(_tokens_in(seg, view.span))), [])
-
-
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
 
 
@@ -634,18 +599,13 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
         made = [i for i in makers if i < k]
         if k in claimed or not made or any(max(made) <= i <= k for i in readers):
             continue  # "describe the new picture and tell me what it shows": the description is the answer
-        toks = _tokens_in(seg, v.span)
+        toks = seg.tokens_in(v.span)
         asks = any(t.lower in _ASKING_WORDS for t in toks) and (
             any(t.lemma in ASKING_VERBS for t in toks) or v.span.text.rstrip().endswith("?"))
         about = any(t.lower in ("it", "them") or t.lemma in image_words for t in toks)
         if asks and about:
             out.append((k, m.labels.index(vqa), vqa))
     return out
-
-
-def _tokens_in(seg, span) -> list:
-    """The parsed tokens of one clause."""
-    return [t for t in seg.tokens if span.start <= t.start < span.end]
 
 
 def _media_output(label: str) -> str | None:

@@ -50,6 +50,10 @@ class Segmentation:
     heads: list[int] = field(default_factory=list)  # per clause: offset of its main verb (else its start)
     parsed: bool = False
 
+    def tokens_in(self, span: Span) -> list[Token]:
+        """The tokens of one clause (or any span of the request)."""
+        return [t for t in self.tokens if span.start <= t.start < span.end]
+
 
 def load_nlp() -> tuple[Any, str | None]:
     """The shared spaCy pipeline (tagger, parser, lemmatizer; no NER), or None and why not."""

@@ -1,0 +1,45 @@
+"""Which text-to-speech steps a plan keeps: one for a clause that asks to hear the answer, none for
+a question about what something says, none where no word of the request is about sound.
+
+Steps are ``(clause, label index, label)`` triples, as the learned detector finds them."""
+
+from __future__ import annotations
+
+from .speech_asked import QUESTION_WORDS, asks_for_speech, names_sound
+
+Step = tuple[int, int, str]
+TTS = "text-to-speech"
+#: Words in a clause that ask to hear something, whatever else it asks (not "say"/"speak", which
+#: questions use too: "what does this sign say")
+_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
+
+
+def spoken_readings(found: list[Step], views: list, labels: list[str], seg) -> list[Step]:
+    """A text-to-speech step for the first clause that reads something to someone, when none was found."""
+    if TTS not in labels or any(label == TTS for _, _, label in found):
+        return []
+    tts = labels.index(TTS)
+    return next(([(i, tts, TTS)] for i, view in enumerate(views) if asks_for_speech(seg.tokens_in(view.span))), [])
+
+
+def without_speech_asked_about(found: list[Step], views: list, seg) -> list[Step]:
+    """Drop a text-to-speech step whose only cue is "say"/"speak" in a question about words
+    ("what does this sign say", "how do you say 'thank you' in Japanese"): a question about
+    what is said, not a request to speak, when no clause asks for speech."""
+    tts = [(i, j, label) for i, j, label in found if label == TTS]
+    if not tts or any(asks_for_speech(seg.tokens_in(v.span)) for v in views):
+        return found
+    toks = seg.tokens_in(views[tts[0][0]].span)
+    lows = [t.lower for t in toks]
+    if _HEARING & set(lows):
+        return found
+    speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
+    told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
+    asked = [k for k in speaking if k not in told and QUESTION_WORDS & set(lows[:k])]
+    return [f for f in found if f[2] != TTS] if asked and not told else found
+
+
+def without_unasked_speech(found: list[Step], seg) -> list[Step]:
+    """Drop text-to-speech when no word of the request is about sound: "draft a birthday message"
+    asks for text, however close its clause vector came to a spoken one."""
+    return found if names_sound(seg.tokens) else [f for f in found if f[2] != TTS]
