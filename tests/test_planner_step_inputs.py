@@ -69,6 +69,9 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
      ["caption garden.jpg for me", "also tell me how many birds are in it"]),
     # a question, then a command: the command's verb is the sentence's root
     ("what's the summary of this podcast, tell me out loud", ["what's the summary of this podcast", "tell me out loud"]),
+    # "then" before a verb, with no comma, and the parser hanging "then" on the verb before it
+    ("make a picture of a knight over a castle then describe it back to me with your voice",
+     ["make a picture of a knight over a castle", "then describe it back to me with your voice"]),
     # a plus between two terse commands
     ("who is speaking + what language, memo.wav", ["who is speaking +", "what language, memo.wav"]),
 ])
@@ -109,6 +112,13 @@ def test_a_question_asked_before_a_command_is_asked_without_it(planner, tmp_path
     check = planner.plan("when is the payment due on this bill, translate the answer to french and say it", attach(tmp_path, "bill.png"))
     assert tasks_of(check) == ["document-question-answering", "translation", "text-to-speech"]
     assert check.plan.tasks[0].args["text"] == "When is the payment due"
+
+
+def test_a_made_picture_is_described_aloud(planner):
+    check = planner.plan("draw a dragon over a castle then describe it out loud")
+    assert tasks_of(check) == ["text-to-image", "image-to-text", "text-to-speech"]
+    made, caption, speech = check.plan.tasks
+    assert caption.args["image"] == placeholder(made.id) and speech.args["text"] == placeholder(caption.id)
 
 
 def test_commands_joined_by_a_plus_are_both_run(planner, tmp_path):

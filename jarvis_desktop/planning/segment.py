@@ -85,6 +85,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(doc[left].idx)
         elif t.lower_ in _STEP_ADVERBS and t.i > 0 and doc[t.i - 1].text in (",", "and") and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("VERB", "PRON", "PUNCT"):
             cuts.add(doc[t.i - 1].idx)  # ", then tell me ...": a new step whatever the parse made of it
+        elif commands and t.lower_ in _STEP_ADVERBS and 0 < t.i < len(doc) - 1 and doc[t.i + 1].pos_ == "VERB" and doc[t.i + 1].tag_ in ("VB", "VBP"):
+            cuts.add(t.idx)  # "make a picture of a castle then describe it": no comma, still a new step
         elif t.lower_ in _STEP_ADVERBS and t.dep_ == "advmod" and t.head.pos_ in _VERBS and t.i < t.head.i:
             prev = doc[t.i - 1] if t.i > 0 else None
             cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
