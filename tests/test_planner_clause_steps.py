@@ -186,3 +186,12 @@ def test_a_picture_named_before_the_step_that_reads_it_is_made(request_text):
     made, caption = check.plan.tasks
     assert caption.args["image"] == placeholder(made.id)
 
+
+def test_speech_with_no_words_but_a_made_picture_speaks_its_caption():
+    """"say out loud what you painted": the words to speak are the new picture's caption, not the
+    request's own words (which were spoken before)."""
+    check = OfflinePlanner().plan("paint me a meadow at dawn and say out loud what you painted", [])
+    assert tasks_of(check) == ["text-to-image", "image-to-text", "text-to-speech"]
+    made, caption, speech = check.plan.tasks
+    assert caption.args["image"] == placeholder(made.id) and speech.args["text"] == placeholder(caption.id)
+

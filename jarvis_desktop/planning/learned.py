@@ -151,6 +151,7 @@ class LearnedDetector(Detector):
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m)
         found += spoken_readings(found, views, m.labels, seg)
+        found += _captions_to_speak(found, P, m, reading, attachments)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)
@@ -470,6 +471,25 @@ def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m
             out.append((k, j, maker))
             have.add(kind)
     return out
+
+
+def _captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
+                       attachments: list[Attachment]) -> list[tuple[int, int, str]]:
+    """Speech with no words to speak but a picture before it ("make a cabin in the snow, then tell
+    me out loud what you made"): what it says is the picture's caption, when the model reads one
+    there at all (the fallback's bar), rather than the request's own words."""
+    i2t = "image-to-text"
+    speech = sorted(i for i, _, label in found if label == "text-to-speech")
+    if not speech or i2t not in m.labels or reading.quotes or "text" in {a.kind for a in attachments} or any(
+            kind_of(f.text) == "text" for f in reading.files):
+        return []
+    i = speech[0]
+    if any(k <= i and label not in _IMAGE_MAKERS | {CONTROL, "text-to-speech"} for k, _, label in found):
+        return []  # a step that reads something: its words are what is spoken
+    pictures = any(a.kind == "image" for a in attachments) or any(kind_of(f.text) == "image" for f in reading.files) or any(
+        k < i and _media_output(label) == "image" for k, _, label in found)
+    j = m.labels.index(i2t)
+    return [(i, j, i2t)] if pictures and P[i, j] >= m.threshold * FALLBACK_SHARE else []
 
 
 def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
