@@ -12,7 +12,7 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _without_rivals, shipped_model)
+                                             _unclaimed_clause_steps, _without_rivals, shipped_model)
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
@@ -194,4 +194,23 @@ def test_speech_with_no_words_but_a_made_picture_speaks_its_caption():
     assert tasks_of(check) == ["text-to-image", "image-to-text", "text-to-speech"]
     made, caption, speech = check.plan.tasks
     assert caption.args["image"] == placeholder(made.id) and speech.args["text"] == placeholder(caption.id)
+
+
+def test_a_clause_naming_a_thing_to_make_gets_its_step_without_a_verb():
+    """"poem abt pizza, read it 2 me": the first clause has no verb, but names what to write."""
+    detector = LearnedDetector()
+    reading = read_request("poem abt pizza, read it 2 me")
+    seg, views, P = detector.scores(reading, [])
+    m = detector.model
+    assert len(views) == 2
+    P[:] = 0.01
+    gen, tts = m.labels.index("text-generation"), m.labels.index("text-to-speech")
+    P[0, gen], P[1, tts] = m.threshold * CLAUSE_SHARE + 0.02, 0.9
+    got = _unclaimed_clause_steps([(1, tts, "text-to-speech")], P, views, m, seg, detector.kb.media_words)
+    assert got == [(0, gen, "text-generation")]
+    # a clause that only says what the user has, with no verb, gets none ("my notes, read them to me")
+    seg2, views2, P2 = detector.scores(read_request("the notes from monday, read them to me"), [])
+    P2[:] = 0.01
+    P2[0, gen], P2[1, tts] = m.threshold * CLAUSE_SHARE + 0.02, 0.9
+    assert _unclaimed_clause_steps([(1, tts, "text-to-speech")], P2, views2, m, seg2, detector.kb.media_words) == []
 

@@ -142,7 +142,7 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
-        found += _unclaimed_clause_steps(found, P, views, m, seg)
+        found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
         found += _makers_of_missing_media(found, P, m, reading, attachments)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels)
@@ -427,8 +427,9 @@ _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 
 
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
-                            seg) -> list[tuple[int, int, str]]:
-    """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label."""
+                            seg, media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+    """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label:
+    a clause with a verb of doing, or one naming a thing to make ("poem abt cats, read it to me")."""
     if len(views) < 2:
         return []
     claimed = {i for i, _, _ in found}
@@ -437,8 +438,9 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     for i, view in enumerate(views):
         if i in claimed:
             continue
-        verbs = [t for t in seg.tokens_in(view.span) if t.pos == "VERB"]
-        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs):
+        toks = seg.tokens_in(view.span)
+        verbs = [t for t in toks if t.pos == "VERB"]
+        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not names_a_thing_to_make(toks, media_words):
             continue  # not an action: a file or text the user has, a question without a verb
         j = int(P[i].argmax())
         if j not in labels and P[i, j] >= m.threshold * CLAUSE_SHARE:
