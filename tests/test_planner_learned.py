@@ -578,6 +578,9 @@ def test_chat_shorthand_reads_as_the_word_it_stands_for():
     ("I recorded my cello practice yesterday. Please get rid of the buzzing in it.", ["cello.wav"], ["audio-to-audio"]),
     ("I've got a recording of the meeting, transcribe it", ["meeting.wav"], ["automatic-speech-recognition"]),
     ("I recorded a talk, please transcribe it", ["talk.wav"], ["automatic-speech-recognition"]),
+    # the account's verb hung by the parser on the command after it
+    ("so I taped band_practice.wav yesterday and there's loads of hum on it, could you clean that up for me",
+     ["band_practice.wav"], ["audio-to-audio"]),
     # what the file holds, said of the file: no question about it is asked
     ("The scan is a letter from the council about parking. Make it sharper please.", ["letter.png"], ["image-to-image"]),
     ("In this recording is a bird singing at dawn. Please remove the wind.", ["dawn.wav"], ["audio-to-audio"]),

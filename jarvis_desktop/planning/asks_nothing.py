@@ -81,9 +81,11 @@ def says_what_it_holds(toks) -> bool:
 
 def tells_what_happened(toks) -> bool:
     """The clause's main verb is in the past with "I"/"we" as its subject ("I recorded", "we
-    took", "I've recorded"): an account, not a request."""
+    took", "I've recorded"): an account, not a request. The clause's first verb counts as its main
+    one also when the parser hung it on a later command ("so I recorded it last night and ...,
+    could you clean that up")."""
     for k, t in enumerate(toks):
-        if t.pos == "VERB" and t.dep == "ROOT":
+        if t.pos == "VERB" and t.dep in ("ROOT", "ccomp"):
             if t.lemma in ("get", "have"):
                 return False  # "I've got a photo": what the user has now
             subject = [u.lower for u in toks[max(0, k - 3):k] if u.dep == "nsubj"]
