@@ -647,6 +647,29 @@ def test_a_command_the_model_is_unsure_of_still_runs_its_likeliest_step(planner,
     assert tasks_of(planner.plan(request_text)) == tasks
 
 
+@pytest.mark.parametrize("request_text, task, runs", [
+    ("is this review positive the soup was cold and the waiter ignored us", "text-classification", True),
+    ("can you hear me", "text-to-speech", False),  # talk about the conversation itself
+])
+def test_a_step_the_model_is_half_sure_of_runs_though_the_request_is_no_command(request_text, task, runs):
+    """A question with its text run on after it is no command, nor a file or a quote; with the model
+    half sure of a step (here: its threshold raised so that the shipped model's score sits at three
+    quarters of it), the step runs. Speech does not: "can you hear me" asks nothing of a model."""
+    from dataclasses import replace
+
+    from jarvis_desktop.planning.extract import read_request
+    from jarvis_desktop.planning.learned import LearnedDetector
+    from jarvis_desktop.planning.offline import OfflinePlanner
+
+    base = shipped_model()
+    _, _, P = LearnedDetector(model=base).scores(read_request(request_text), [])
+    score = float(P[:, base.labels.index(task)].max())
+    half_sure = replace(base, threshold=score / 0.75)
+    assert int(P.max(axis=0).argmax()) == base.labels.index(task)  # the model's likeliest step
+    assert tasks_of(OfflinePlanner(model=half_sure).plan(request_text)) == ([task] if runs else [])
+    assert tasks_of(OfflinePlanner(model=replace(base, threshold=score / 0.3)).plan(request_text)) == []  # unsure
+
+
 def test_a_question_next_to_the_given_text_is_answered_from_it_then_spoken(planner):
     """Only the speaking was heard: the passage itself was read aloud instead of the answer."""
     check = planner.plan("Say it out loud please: who painted the mural? 'The mural on Bank Street was painted by Lena Ortiz.'")
