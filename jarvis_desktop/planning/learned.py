@@ -139,8 +139,10 @@ class LearnedDetector(Detector):
             for_a_step = (attachments or reading.files or reading.quotes or _media_input(m.labels[j])
                           or gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words))
             # ... or one the model is half sure of ("is this text spam <the text>", "pic: neon alley,
-            # rain"), though not speech itself, which a voice assistant hears talked about ("can you hear me")
-            half_sure = needs[j] >= m.threshold * CLAUSE_SHARE and m.labels[j] not in SPEECH_CARRIERS
+            # rain"); not in a remark about a thing ("my picture of the sunset is blurry"), nor speech,
+            # which a voice assistant hears talked about ("can you hear me")
+            half_sure = (needs[j] >= m.threshold * CLAUSE_SHARE and m.labels[j] not in SPEECH_CARRIERS
+                         and not says_what_it_holds(seg.tokens))
             if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE or half_sure:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
         found = _before_result_named(found, P, views, m)
