@@ -121,6 +121,19 @@ def test_a_made_picture_is_described_aloud(planner):
     assert caption.args["image"] == placeholder(made.id) and speech.args["text"] == placeholder(caption.id)
 
 
+@pytest.mark.parametrize("request_text, file, words", [
+    ("make harbour_selfie.jpg look like a watercolour", "harbour_selfie.jpg", "Make it look like a watercolour"),
+    ("turn my photo street_at_noon.png into a night scene with lanterns", "street_at_noon.png",
+     "Turn it into a night scene with lanterns"),
+    ("make the sky in this photo look stormy", "sky.jpg", "Make the sky in it look stormy"),  # the sky stays
+])
+def test_an_edit_calls_its_picture_it(planner, tmp_path, request_text, file, words):
+    """The editing model is given the picture; its name or "my photo" in the instruction only blurs it."""
+    check = planner.plan(request_text, attach(tmp_path, file))
+    assert tasks_of(check) == ["image-to-image"]
+    assert check.plan.tasks[0].args["text"] == words
+
+
 def test_commands_joined_by_a_plus_are_both_run(planner, tmp_path):
     check = planner.plan("depth + objects, kitchen.jpg", attach(tmp_path, "kitchen.jpg"))
     assert tasks_of(check) == ["depth-estimation", "object-detection"]

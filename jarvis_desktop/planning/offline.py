@@ -95,6 +95,8 @@ class OfflinePlanner:
         else:
             raise ValueError(f"unknown detector {detector!r}: use learned or patterns")
         self.kb = self.detector.kb
+        # the words for a picture an edit's instruction may call it by ("this photo", "the screenshot")
+        self._picture_words = frozenset(self.kb.media_words.get("image", set()) - _NOT_PICTURES)
 
     @property
     def embedding_note(self) -> str | None:
@@ -232,7 +234,7 @@ class OfflinePlanner:
             # "the changes I recorded in memo.wav", "the question in the audio": the words come from speech
             prod, text_ref = self._push_or_get_asr(st, spoken, d.start), True
         if d.task == "image-to-image" and d.instruction:
-            args["text"] = placeholder(prod.id) if (text_ref and prod) else instruction(r.text, d.start, clause)
+            args["text"] = placeholder(prod.id) if (text_ref and prod) else instruction(r.text, d.start, clause, self._picture_words)
         if prod and d.task in ("visual-question-answering", "document-question-answering", "question-answering") and (
             spoken is not None  # the question is the recording's words (a quote beside it: the passage)
             or d.task != "question-answering" and text_ref and not any(clause.start <= q.start < clause.end for q in r.quotes)
@@ -257,7 +259,7 @@ class OfflinePlanner:
         if name is None:
             self._push(st, d.task, args, d.start)
             return "ok"
-        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci)}, d.start).id for v in inputs]
+        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start).id for v in inputs]
         return "ok"
 
     def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
@@ -679,7 +681,11 @@ def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) ->
     return None
 
 
-def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str, str]:
+#: Image words that name what a picture shows or holds, not the picture ("remove the table")
+_NOT_PICTURES = {"table", "document", "scene", "visual", "segment", "segmented", "segments", "scanned", "jpg", "png"}
+
+
+def _own_instruction(d: Detection, st: _State, image: str, ci: int, picture_words: frozenset[str]) -> dict[str, str]:
     """An edit made once per photo, each named in a clause of its own with its own words ("make
     a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
     if d.task != "image-to-image" or not d.instruction:
@@ -689,4 +695,4 @@ def _own_instruction(d: Detection, st: _State, image: str, ci: int) -> dict[str,
     if not where or where[0] == ci:
         return {}
     own = r.clauses[where[0]]
-    return {"text": instruction(r.text, own.start, own)}
+    return {"text": instruction(r.text, own.start, own, picture_words)}

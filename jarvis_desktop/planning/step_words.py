@@ -4,6 +4,7 @@ inline words of "say hello out loud", an edit's instruction. Plain text in, text
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .detect import QUESTION_START_RE, named_control_map
 from .extract import FILE_RE, Span
@@ -70,11 +71,26 @@ def inline_subject(task: str, text: str) -> str:
     return s
 
 
-def instruction(text: str, start: int, clause: Span) -> str:
-    """The edit instruction: the step from its verb (at ``start``) to the end of its clause."""
+def instruction(text: str, start: int, clause: Span, image_words: frozenset[str] | set[str] = frozenset()) -> str:
+    """The edit instruction: the step from its verb (at ``start``) to the end of its clause, the
+    picture it works on called "it" ("make selfie.jpg look like a van gogh", "turn the picture you
+    made into a sketch" -> "make it look like ...", "turn it into ..."): the editing model is given
+    the picture itself, and a file's name or "this photo" in its words only blurs them."""
     s = text[start : clause.end].strip(" ,.;?!")
     s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
+    s = _picture_named(image_words).sub("it", s)
     return (s[0].upper() + s[1:]) if s else "Edit the image"
+
+
+@lru_cache(maxsize=4)
+def _picture_named(image_words: frozenset[str] | set[str]) -> re.Pattern:
+    """A picture named in an edit's words: a file's name, or "this / the / my (one word) photo
+    (file name) (you made)"."""
+    file = FILE_RE.pattern
+    nouns = "|".join(sorted((re.escape(w) for w in image_words if w.isalpha()), key=len, reverse=True))
+    named = (rf"\b(?:this|that|the|my|your|our)\s+(?:[\w-]+\s+)?(?:{nouns})\b(?:\s+{file})?"
+             r"(?:\s+(?:you\s+(?:just\s+)?made|i\s+took))?|" if nouns else "")
+    return re.compile(rf"(?:{named}{file})", re.I)
 
 
 #: Verbs that ask for the answer to the question after them ("tell me whether ...", "check if ...",
