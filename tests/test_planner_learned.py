@@ -595,6 +595,18 @@ def test_a_clause_telling_how_the_file_came_about_adds_no_step(planner, tmp_path
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == expected
 
 
+@pytest.mark.parametrize("request_text, names, expected", [
+    ("thanks, the transcript looked perfect", ["memo.wav"], []),
+    ("cheers, that caption was spot on", ["photo.jpg"], []),
+    ("thanks! now translate it into French", ["memo.wav"], ["automatic-speech-recognition", "translation"]),
+    ("thanks, caption the second one too", ["a.jpg", "b.jpg"], ["image-to-text"]),
+    ("how do you say 'thank you very much' in Italian", [], ["translation", "text-to-speech"]),
+])
+def test_thanks_for_what_was_done_asks_for_nothing(planner, tmp_path, request_text, names, expected):
+    """The files of the last turn are still attached; praise for its result is not a new request."""
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == expected
+
+
 @pytest.mark.parametrize("request_text, question", [
     ("create an image of a snowy village and tell me whether there is a church in it", "Is there a church?"),  # where to look is the image it is given
     ("make a photo of a city street at night and then check if it has any cars", "Does it have any cars?"),

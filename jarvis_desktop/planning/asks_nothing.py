@@ -1,7 +1,8 @@
 """What in a request asks for no step: files left for later, a question about what the
 assistant can do, a clause that only gives the user's reason ("I can't read it"), a request about
 the assistant's own voice ("speak slower": a setting, see voice/commands.py), a clause that only tells
-how a file came about or what it holds ("I recorded it last night", "in this clip is my dad singing").
+how a file came about or what it holds ("I recorded it last night", "in this clip is my dad singing"),
+thanks for what was done ("thanks, the transcript looked great").
 
 The step classifier reads verbs ("read", "translate", "make videos") as steps wherever they stand;
 these closed sets of wordings and sentence shapes say when such a verb is not asked of the assistant now.
@@ -37,6 +38,25 @@ def on_hold(text: str, tokens: list) -> bool:
     if last is None:
         return False
     return not any(t.start >= last.end() and t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in tokens)
+
+
+#: Words that thank
+_THANKS = {"thank", "thanks", "thx", "cheers", "ty"}
+
+
+def only_thanks(tokens: list, quotes: list) -> bool:
+    """The request thanks for, or praises, what was done and asks nothing more ("thanks, the
+    transcript looked great", "lol that caption was hilarious, thank you"): no question mark, no
+    "please", no command or "could you" (a verb in its base or present form, or a modal) besides the thanking
+    itself. Quoted words are not the user's ("how do you say 'thanks for dinner' in Japanese")."""
+    own = [t for t in tokens if not any(q.start <= t.start < q.end for q in quotes)]
+    if not any(t.lower in _THANKS or t.lemma == "thank" for t in own) or any(t.text == "?" or t.lower == "please" for t in own):
+        return False
+    if any(t.pos in ("VERB", "AUX") and t.tag in ("VB", "VBP", "MD") and t.lemma != "thank" for t in own):
+        return False
+    # said of what was done ("looked great", "was spot on"), or the thanks alone ("thank you so much!"):
+    # not "thanks, caption the second one too", whose command the tagger may take for a noun
+    return any(t.tag == "VBD" for t in own) or len([t for t in own if t.pos != "PUNCT"]) <= 4
 
 
 def states_inability(clause: str) -> bool:

@@ -19,7 +19,8 @@ from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import ARG_KINDS, TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asks_nothing import asks_about_abilities, on_hold, says_what_it_holds, states_inability, tells_what_happened
+from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability,
+                           tells_what_happened)
 from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
@@ -166,6 +167,8 @@ class LearnedDetector(Detector):
             found = questions_without_passage(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
+        elif only_thanks(seg.tokens, reading.quotes):
+            found = []  # "thanks, the transcript looked great": the chat answers it
         elif not (attachments or reading.files or reading.quotes) and (
                 asks_about_abilities(reading.text) or is_voice_command(reading.text)):
             found = []  # "can u make videos too?", "speak slower": answered without a step
