@@ -356,7 +356,7 @@ class Detector:
                 return out
             if out == "text" and reading.clause_at(prior[-1].start) == ci:
                 return "text"  # "extract the entities and classify them": about the text just made
-        kinds = {k for k in (_att_kinds(reading, attachments)) if k != "text"}
+        kinds = {k for k in (given_kinds(reading, attachments)) if k != "text"}
         if len(kinds) == 1:
             return kinds.pop()
         return best[1] if best else None
@@ -378,7 +378,7 @@ class Detector:
         doc_here = DOC_WORDS_RE.search(sentence)
         doc_any = doc_here or DOC_WORDS_RE.search(reading.text)
         text_given = (
-            any(k == "text" for k in _att_kinds(reading, attachments))
+            any(k == "text" for k in given_kinds(reading, attachments))
             or any(len(q.text.split()) >= 8 and not q.text.rstrip().endswith("?") for q in reading.quotes)
             or any(TASK_TYPES[d.task].output == "text" for d in prior if d.task in TASK_TYPES and d.task not in QA_FAMILY + LABELS)
         )
@@ -496,14 +496,15 @@ def _input_kinds(task: str) -> set[str]:
     return {ARG_KINDS[n] for n in TASK_TYPES[task].inputs}
 
 
-def _att_kinds(reading: RequestReading, attachments: list[Attachment]) -> list[str]:
+def given_kinds(reading: RequestReading, attachments: list[Attachment]) -> list[str]:
+    """The kinds of the files that came with the request or that it names, one per file."""
     kinds = [a.kind for a in attachments]
     kinds += [k for f in reading.files if (k := kind_of(f.text))]
     return kinds
 
 
 def _has(reading: RequestReading, attachments: list[Attachment], prior: list[Detection], kind: str) -> bool:
-    if kind in _att_kinds(reading, attachments):
+    if kind in given_kinds(reading, attachments):
         return True
     return any(kind in _outputs(d.task) for d in prior if d.task in TASK_TYPES or d.task == "guided")
 

@@ -21,7 +21,7 @@ from ..task_types import ARG_KINDS, TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability,
                            tells_what_happened)
-from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, named_control_map
+from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
@@ -118,7 +118,7 @@ class LearnedDetector(Detector):
             # With no picture to work from, a picture made from words is still asked for, so what
             # the model gave a guided generation goes to text-to-image ("make a photo of a street
             # at night"); with a picture given, it may be an edit of it ("make this photo wintry").
-            pictures = any(a.kind == "image" for a in attachments) or any(kind_of(f.text) == "image" for f in reading.files)
+            pictures = "image" in given_kinds(reading, attachments)
             if GUIDED in m.labels and "text-to-image" in m.labels and not pictures:
                 g, t = m.labels.index(GUIDED), m.labels.index("text-to-image")
                 P[:, t] = 1.0 - (1.0 - P[:, t]) * (1.0 - P[:, g])
@@ -127,7 +127,7 @@ class LearnedDetector(Detector):
                     P[:, m.labels.index(label)] = 0.0
         found: list[tuple[int, int, str]] = []  # (clause, label index, label)
         # a request needs a task when some clause does (noisy-OR, as trained); it goes where it scores most
-        needs = 1.0 - np.prod(1.0 - P, axis=0) if len(views) else np.zeros(len(m.labels))
+        needs = _needs(P) if len(views) else np.zeros(len(m.labels))
         for j, label in enumerate(m.labels):
             if needs[j] >= m.threshold:
                 found.append((int(P[:, j].argmax()), j, label))
@@ -206,13 +206,14 @@ class LearnedDetector(Detector):
         return _instruments_first(_type_order(dets, reading), reading)
 
     def _read_without_quotes(self, P: np.ndarray, views: list, reading: RequestReading) -> np.ndarray:
-        """When the model is not even fairly sure of a step, a clause holding a quote is read again with the
-        quote left out of its vector: a long quote outweighs the few words that say what to do with
-        it ("shorten this for my poster: '...'"). The likelier reading is kept."""
+        """When the model is not even fairly sure of a step (the plan would be empty), a clause holding
+        a quote is read again with the quote left out of its vector: a long quote outweighs the few
+        words that say what to do with it ("shorten this for my poster: '...'"). The likelier reading
+        is kept."""
         from .clause_vectors import DIMS, clause_vectors
 
         m = self.model
-        if not reading.quotes or P.size == 0 or (1.0 - np.prod(1.0 - P, axis=0)).max() >= m.threshold * FALLBACK_SHARE:
+        if not reading.quotes or P.size == 0 or _needs(P).max() >= m.threshold * FALLBACK_SHARE:
             return P
         todo = [k for k, v in enumerate(views) if v.dense.size >= DIMS
                 and any(v.span.start <= q.start < v.span.end for q in reading.quotes)]
@@ -237,7 +238,7 @@ class LearnedDetector(Detector):
             return []
         m = self.model
         out = []
-        given = {a.kind for a in attachments} | {kind_of(f.text) for f in reading.files}
+        given = set(given_kinds(reading, attachments))
         for kind in ("image", "audio"):
             if kind not in given or any(_media_input(label) == kind for _, _, label in found):
                 continue
@@ -466,8 +467,7 @@ def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m
     """A step that reads a picture (or a sound) when none was given or is made: the picture is the
     one an earlier clause, that no step claimed, names ("picture of the water cycle, then caption
     it"), taken there at the fallback's bar, the step that reads it being the evidence it is wanted."""
-    have = {a.kind for a in attachments} | {k for f in reading.files if (k := kind_of(f.text))}
-    have |= {_media_output(label) for _, _, label in found}
+    have = set(given_kinds(reading, attachments)) | {_media_output(label) for _, _, label in found}
     claimed = {i for i, _, _ in found}
     out: list[tuple[int, int, str]] = []
     for i, _, label in sorted(found):
@@ -490,14 +490,13 @@ def _captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: Step
     there at all (the fallback's bar), rather than the request's own words."""
     i2t = "image-to-text"
     speech = sorted(i for i, _, label in found if label == "text-to-speech")
-    if not speech or i2t not in m.labels or reading.quotes or "text" in {a.kind for a in attachments} or any(
-            kind_of(f.text) == "text" for f in reading.files):
+    given = given_kinds(reading, attachments)
+    if not speech or i2t not in m.labels or reading.quotes or "text" in given:
         return []
     i = speech[0]
     if any(k <= i and label not in _IMAGE_MAKERS | {CONTROL, "text-to-speech"} for k, _, label in found):
         return []  # a step that reads something: its words are what is spoken
-    pictures = any(a.kind == "image" for a in attachments) or any(kind_of(f.text) == "image" for f in reading.files) or any(
-        k < i and _media_output(label) == "image" for k, _, label in found)
+    pictures = "image" in given or any(k < i and _media_output(label) == "image" for k, _, label in found)
     j = m.labels.index(i2t)
     return [(i, j, i2t)] if pictures and P[i, j] >= m.threshold * FALLBACK_SHARE else []
 
@@ -636,6 +635,11 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
         if asks and about:
             out.append((k, m.labels.index(vqa), vqa))
     return out
+
+
+def _needs(P: np.ndarray) -> np.ndarray:
+    """How likely the request needs each step: a noisy-OR over its clauses, as the model was trained."""
+    return 1.0 - np.prod(1.0 - P, axis=0)
 
 
 def _media_output(label: str) -> str | None:
