@@ -78,14 +78,16 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     for sent in doc.sents:
         cuts.add(sent.start_char)
     for t in doc:
-        if t.pos_ in _VERBS and t.dep_ == "conj" and t.i > t.head.i and (t.head.pos_ in ("VERB", "AUX") or commands and _command_as_noun(t.head)):
+        if t.pos_ in _VERBS and t.dep_ == "conj" and t.i > t.head.i and (
+                t.head.pos_ in ("VERB", "AUX") or commands and _command_as_noun(t.head)):
             # the coordinator (and/or/then) between the two verbs opens the new clause
             between = [c for c in t.head.children if c.dep_ in ("cc", "punct") and t.head.i < c.i < t.i]
             left = min([t.left_edge.i] + [c.i for c in between if c.dep_ == "cc"])
             cuts.add(doc[left].idx)
         elif t.lower_ in _STEP_ADVERBS and t.i > 0 and doc[t.i - 1].text in (",", "and") and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("VERB", "PRON", "PUNCT"):
             cuts.add(doc[t.i - 1].idx)  # ", then tell me ...": a new step whatever the parse made of it
-        elif commands and t.lower_ in _STEP_ADVERBS and 0 < t.i < len(doc) - 1 and doc[t.i + 1].pos_ == "VERB" and doc[t.i + 1].tag_ in ("VB", "VBP"):
+        elif (commands and t.lower_ in _STEP_ADVERBS and 0 < t.i < len(doc) - 1
+              and doc[t.i + 1].pos_ == "VERB" and doc[t.i + 1].tag_ in ("VB", "VBP")):
             cuts.add(t.idx)  # "make a picture of a castle then describe it": no comma, still a new step
         elif t.lower_ in _STEP_ADVERBS and t.dep_ == "advmod" and t.head.pos_ in _VERBS and t.i < t.head.i:
             prev = doc[t.i - 1] if t.i > 0 else None
@@ -147,12 +149,13 @@ def _starts_command(doc: Any, i: int) -> bool:
     if t.lower_ in _STEP_ADVERBS:
         return nxt.pos_ not in ("DET", "ADJ", "NUM")  # ", then a city with the same layout": a thing, not a command
     earlier = doc[t.sent.start : i]
-    if t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
+    commanded = any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier)
+    if (t.tag_ in ("VB", "VBP") and t.dep_ in ("ROOT", "conj") and commanded
+            # a question, then a command: "what is the deadline on this form, translate the answer"
+            or t.tag_ == "VB" and t.dep_ == "ROOT" and any(v.pos_ in ("VERB", "AUX") for v in earlier)
+            # a bare verb the parser took for an auxiliary: "classify pic.jpg, say result"
+            or t.pos_ in ("VERB", "AUX") and t.tag_ != "MD" and t.lower_ == t.lemma_.lower() and commanded):
         return not _awaits_verb(earlier)
-    if t.tag_ == "VB" and t.dep_ == "ROOT" and any(v.pos_ in ("VERB", "AUX") for v in earlier):
-        return not _awaits_verb(earlier)  # "what is the deadline on this form, translate the answer"
-    if t.pos_ in ("VERB", "AUX") and t.tag_ != "MD" and t.lower_ == t.lemma_.lower() and any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier):
-        return not _awaits_verb(earlier)  # "classify pic.jpg, say result": a bare verb the parser took for an auxiliary
     if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
         return True  # "help me by estimating the depth, segmenting the image, ..."
     return t.pos_ in ("VERB", "NOUN", "PROPN") and (kind_of(nxt.text) is not None or nxt.lower_ in _OBJECTS)

@@ -69,15 +69,16 @@ def _says_about(toks, k: int) -> bool:
         a == "another" and b == "way" for a, b in zip(after, after[1:]))
 
 
+#: Words that ask to hear something, whatever else the clause asks (not "say"/"speak", which
+#: questions use too: "what does this sign say")
+HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
 #: Words of speech and hearing (base forms). A request that asks for sound names it somehow ("say",
 #: "aloud", "voice", "an mp3", "a verbal summary"); one without any of them asks for no speech.
-SOUND_WORDS = {"say", "speak", "read", "hear", "listen", "voice", "audio", "speech", "aloud", "loud", "spoken",
-               "narrate", "narration", "narrator", "voiceover", "recite", "pronounce", "sound", "announce", "shout",
-               "audible", "audibly", "auditory", "verbal", "verbally", "audiobook", "podcast", "vocal", "talk",
-               "ear", "play", "tts", "mp3", "wav"}
+SOUND_WORDS = SPEAKING | HEARING | {
+    "read", "narration", "narrator", "voiceover", "pronounce", "sound", "audible", "audibly", "auditory", "verbal",
+    "verbally", "audiobook", "podcast", "vocal", "talk", "ear", "play", "tts", "mp3", "wav"}
 
 
 def names_sound(toks: list) -> bool:
     """Whether any token is a word of speech or hearing, or an audio file."""
     return any(t.lemma in SOUND_WORDS or t.lower in SOUND_WORDS or kind_of(t.text) == "audio" for t in toks)
-

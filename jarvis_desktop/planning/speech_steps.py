@@ -5,13 +5,10 @@ Steps are ``(clause, label index, label)`` triples, as the learned detector find
 
 from __future__ import annotations
 
-from .speech_asked import QUESTION_WORDS, asks_for_speech, names_sound
+from .speech_asked import HEARING, QUESTION_WORDS, asks_for_speech, names_sound
 
 Step = tuple[int, int, str]
 TTS = "text-to-speech"
-#: Words in a clause that ask to hear something, whatever else it asks (not "say"/"speak", which
-#: questions use too: "what does this sign say")
-_HEARING = {"aloud", "loud", "voice", "hear", "listen", "audio", "spoken", "speech", "recite", "narrate"}
 
 
 def spoken_readings(found: list[Step], views: list, labels: list[str], seg) -> list[Step]:
@@ -31,7 +28,7 @@ def without_speech_asked_about(found: list[Step], views: list, seg) -> list[Step
         return found
     toks = seg.tokens_in(views[tts[0][0]].span)
     lows = [t.lower for t in toks]
-    if _HEARING & set(lows):
+    if HEARING & set(lows):
         return found
     speaking = [k for k, t in enumerate(toks) if t.lemma in ("say", "speak")]
     told = [k for k in speaking if {"it", "that", "them", "this", "me", "us", "to"} & set(lows[k + 1:k + 3])]
