@@ -72,6 +72,9 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     # "then" before a verb, with no comma, and the parser hanging "then" on the verb before it
     ("make a picture of a knight over a castle then describe it back to me with your voice",
      ["make a picture of a knight over a castle", "then describe it back to me with your voice"]),
+    # a step to do first, in a clause of its own
+    ("give me the main points of lecture.wav after transcribing it", ["give me the main points of lecture.wav", "after transcribing it"]),
+    ("draw whatever this song describes, after you transcribe it", ["draw whatever this song describes", "after you transcribe it"]),
     # a plus between two terse commands
     ("who is speaking + what language, memo.wav", ["who is speaking +", "what language, memo.wav"]),
 ])

@@ -94,6 +94,9 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
         elif t.text == ";":
             cuts.add(t.idx + 1)
+        elif commands and _step_before(doc, t.i):
+            # "figure out its topic after transcribing it", "..., and after translate it": a step of its own
+            cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ == "and" else t.idx)
         elif commands and _joins_command(doc, t.i):
             cuts.add(t.idx)  # "..., and say it out loud": the coordinator opens the new step
         elif commands and t.text == "," and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
@@ -129,6 +132,16 @@ def _command_as_noun(t: Any) -> bool:
     command the small parser tagged as a noun ("reply as a butler and say it out loud"; "caption
     park.jpg and also count the dogs", where it took "caption" for part of the file's name)."""
     return t.pos_ in ("NOUN", "PROPN", "X") and t.left_edge.i == t.sent.start
+
+
+def _step_before(doc: Any, i: int) -> bool:
+    """Whether token ``i`` ("after", "once") opens a step the command waits for: "after
+    transcribing it", "after you transcribe it" (a verb of its own, not "after lunch")."""
+    if doc[i].lower_ not in ("after", "once") or i == 0 or i + 1 >= len(doc):
+        return False
+    nxt = doc[i + 1]
+    verb = nxt if nxt.pos_ == "VERB" else (doc[i + 2] if nxt.lower_ in ("you", "u") and i + 2 < len(doc) else None)
+    return verb is not None and verb.pos_ == "VERB" and verb.tag_ in ("VBG", "VB", "VBP")
 
 
 def _joins_command(doc: Any, i: int) -> bool:
