@@ -62,6 +62,9 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     # "say" hung on the verb after the colon: the comma and "and" still open a new command
     ("from this article who won the race, and say it out loud: the race was won by a runner from kenya",
      ["from this article who won the race", "say it out loud: the race was won by a runner from kenya"]),
+    # ... or a question, fillers aside
+    ("blur the background of this photo, and um, what kind of dog is that",
+     ["blur the background of this photo", "um, what kind of dog is that"]),
     # the first word, a command, tagged as a noun with a verb coordinated to it
     ("reply as a butler and say it out loud: 'the tea is cold'", ["reply as a butler", "say it out loud: 'the tea is cold'"]),
     # ... or for part of a file's name

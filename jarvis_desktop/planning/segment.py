@@ -145,10 +145,15 @@ def _step_before(doc: Any, i: int) -> bool:
 
 
 def _joins_command(doc: Any, i: int) -> bool:
-    """Whether token ``i`` is a coordinator after a comma with a bare verb behind it: ", and say it
-    out loud" (a new command, whatever the parser attached the verb to)."""
-    return (0 < i < len(doc) - 1 and doc[i].dep_ == "cc" and doc[i - 1].text == ","
-            and doc[i + 1].tag_ == "VB" and doc[i + 1].pos_ == "VERB")
+    """Whether token ``i`` is a coordinator after a comma with a bare verb or a question word behind
+    it, fillers aside: ", and say it out loud", ", and oh, what breed is she" (a new step, whatever
+    the parser attached it to)."""
+    if not (0 < i < len(doc) - 1 and doc[i].dep_ == "cc" and doc[i - 1].text == ","):
+        return False
+    k = i + 1
+    while k < len(doc) - 1 and (doc[k].pos_ in ("INTJ", "PUNCT") or doc[k].lower_ in ("also", "then", "btw")):
+        k += 1
+    return doc[k].tag_ == "VB" and doc[k].pos_ == "VERB" or doc[k].tag_ in ("WP", "WRB", "WDT")
 
 
 def _starts_command(doc: Any, i: int) -> bool:
