@@ -131,6 +131,15 @@ def test_speech_is_planned_only_where_the_request_is_about_sound(request_text, s
     assert without_unasked_speech(found, seg) == (found if spoken else _found("text-generation"))
 
 
+def test_a_quoted_question_on_a_document_is_asked_beside_its_caption():
+    """"interpret the page and answer the question, 'Who signed it?'": reading the page more likely
+    than answering does not make the quoted question a misreading."""
+    P = _scores({"image-to-text": 0.9, "document-question-answering": 0.5})
+    found = _found("image-to-text", "document-question-answering")
+    assert _without_rivals(found, P, LABELS) == _found("image-to-text")
+    assert _without_rivals(found, P, LABELS, quoted_questions={0}) == found
+
+
 def test_judging_the_words_of_a_file_judged_in_the_same_clause_is_a_misreading():
     """"is the singer sad or cheerful in this?" asks one judgment: of the voice, when that is
     much likelier than a judgment of text (which could only be of the voice's label)."""

@@ -151,7 +151,7 @@ class LearnedDetector(Detector):
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
         found += _makers_of_missing_media(found, P, m, reading, attachments)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
-        found = _without_rivals(found, P, m.labels)
+        found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
@@ -302,6 +302,8 @@ RIVAL_SHARE = 0.7
 _MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
+#: Steps that answer a question about a picture or document
+_QUESTION_READERS = {"visual-question-answering", "document-question-answering"}
 #: Steps that judge a file as text-classification judges text: in one clause, two readings of one question.
 FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classification", "visual-question-answering"}
 
@@ -335,10 +337,14 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
     return out
 
 
-def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str]) -> list[tuple[int, int, str]]:
+def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str],
+                    quoted_questions: set[int] = frozenset()) -> list[tuple[int, int, str]]:
     """Drop the weaker of two steps in one clause that read the same kind of file (or that both
-    write), when it is much less likely than the stronger (see ``RIVAL_SHARE``)."""
-    return [(i, j, label) for i, j, label in found if not _outranked(i, j, label, found, P)]
+    write), when it is much less likely than the stronger (see ``RIVAL_SHARE``); not a question on
+    a picture or document in a clause that quotes the question ("... and addressing the question,
+    'What's the focal point of the document?'"), which is asked whatever else reads the file."""
+    return [(i, j, label) for i, j, label in found
+            if not _outranked(i, j, label, found, P) or i in quoted_questions and label in _QUESTION_READERS]
 
 
 def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
