@@ -303,8 +303,6 @@ RIVAL_SHARE = 0.7
 _MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
-#: Steps that answer a question about a picture or document
-_QUESTION_READERS = {"visual-question-answering", "document-question-answering"}
 #: Steps that judge a file as text-classification judges text: in one clause, two readings of one question.
 FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classification", "visual-question-answering"}
 
@@ -345,7 +343,7 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     a picture or document in a clause that quotes the question ("... and addressing the question,
     'What's the focal point of the document?'"), which is asked whatever else reads the file."""
     return [(i, j, label) for i, j, label in found
-            if not _outranked(i, j, label, found, P) or i in quoted_questions and label in _QUESTION_READERS]
+            if not _outranked(i, j, label, found, P) or i in quoted_questions and label in ANSWERING_FILES]
 
 
 def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
@@ -465,8 +463,8 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     return out
 
 
-#: The steps that make a medium from words alone, by the kind they make
-_MAKERS = {"image": "text-to-image", "audio": "text-to-speech", "video": "text-to-video"}
+#: The steps that make a medium from words alone, by the kind they make (text-to-image, -speech, -video)
+_MAKERS = {spec.output: name for name, spec in TASK_TYPES.items() if spec.inputs == ("text",) and spec.output != "text"}
 
 
 def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,

@@ -26,8 +26,8 @@ from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, named_results, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
-from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt, prompt_text, question_asked,
-                         question_without, tidy_question)
+from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
+                         prompt_text, question_asked, question_without, tidy_question)
 
 log = logging.getLogger(__name__)
 

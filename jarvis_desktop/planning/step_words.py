@@ -71,7 +71,7 @@ def inline_subject(task: str, text: str) -> str:
     return s
 
 
-def instruction(text: str, start: int, clause: Span, image_words: frozenset[str] | set[str] = frozenset()) -> str:
+def instruction(text: str, start: int, clause: Span, image_words: frozenset[str] = frozenset()) -> str:
     """The edit instruction: the step from its verb (at ``start``) to the end of its clause, the
     picture it works on called "it" ("make selfie.jpg look like a van gogh", "turn the picture you
     made into a sketch" -> "make it look like ...", "turn it into ..."): the editing model is given
@@ -83,7 +83,7 @@ def instruction(text: str, start: int, clause: Span, image_words: frozenset[str]
 
 
 @lru_cache(maxsize=4)
-def _picture_named(image_words: frozenset[str] | set[str]) -> re.Pattern:
+def _picture_named(image_words: frozenset[str]) -> re.Pattern:
     """A picture named in an edit's words: a file's name, or "this / the / my (one word) photo
     (file name) (you made)"."""
     file = FILE_RE.pattern
