@@ -11,7 +11,7 @@ import pytest
 
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
-from jarvis_desktop.planning.learned import (CLAUSE_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
+from jarvis_desktop.planning.learned import (CLAUSE_SHARE, FALLBACK_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
                                              _unclaimed_clause_steps, _without_rivals, shipped_model)
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
@@ -223,3 +223,38 @@ def test_a_clause_naming_a_thing_to_make_gets_its_step_without_a_verb():
     P2[0, gen], P2[1, tts] = m.threshold * CLAUSE_SHARE + 0.02, 0.9
     assert _unclaimed_clause_steps([(1, tts, "text-to-speech")], P2, views2, m, seg2, detector.kb.media_words) == []
 
+
+
+def test_a_step_named_by_the_verb_of_an_unclaimed_clause_is_planned(tmp_path):
+    """"..., and after that classify the photo using the depth estimate": the verb names the step,
+    though the model, reading "depth estimate", is unsure of it."""
+    check = OfflinePlanner().plan("estimate the depth of porch.jpg, and after that classify the photo using the depth "
+                                  "estimate", attach(tmp_path, "porch.jpg"))
+    assert tasks_of(check) == ["depth-estimation", "image-classification"]
+    depth, label = check.plan.tasks
+    assert label.args["image"] == placeholder(depth.id)
+
+
+def test_a_clause_read_as_the_step_before_it_gets_the_step_its_verb_names():
+    """The second clause scores the depth map (planned in the first) highest, the caption next and
+    the classification far under the bar: its verb decides."""
+    detector = LearnedDetector()
+    m = detector.model
+    depth, cls, caption, gen = (m.labels.index(x) for x in (
+        "depth-estimation", "image-classification", "image-to-text", "text-generation"))
+
+    def steps_added(second_clause: str, planned: int = depth) -> list[tuple[int, int, str]]:
+        seg, views, P = detector.scores(read_request("map the depth of garden.png. " + second_clause), [])
+        assert len(views) == 2
+        P[:] = 0.01
+        P[0, planned], P[1, planned], P[1, caption] = 0.9, 0.8, 0.3
+        P[1, cls] = P[1, gen] = m.threshold * FALLBACK_SHARE + 0.01  # far under the bar of an unnamed step
+        return _unclaimed_clause_steps([(0, planned, m.labels[planned])], P, views, m, seg, detector.kb.media_words)
+
+    assert steps_added("then classify the garden using that map") == [(1, cls, "image-classification")]
+    assert steps_added("then label the garden using that map") == []  # "label" names no task
+    # "generate" says something is made, not which task makes it
+    assert steps_added("then generate a poem using that map") == []
+    # the planned step, named again, is that step asked again, not a new one of its family
+    tab = m.labels.index("tabular-classification")
+    assert steps_added("then classify the table in it", planned=tab) == []

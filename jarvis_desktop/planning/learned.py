@@ -438,6 +438,8 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
 
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
 _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
+#: Verbs that say something is made, not which task makes it ("generate speech")
+_MAKING = {"generate"}
 
 
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
@@ -456,8 +458,16 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         verbs = [t for t in toks if t.pos == "VERB"]
         if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not names_a_thing_to_make(toks, media_words):
             continue  # not an action: a file or text the user has, a question without a verb
-        j = int(P[i].argmax())
-        if j not in labels and P[i, j] >= m.threshold * CLAUSE_SHARE:
+        j, bar = int(P[i].argmax()), CLAUSE_SHARE
+        naming = {t.lemma for t in verbs} - _MAKING
+        named = [k for k in np.argsort(-P[i]) if k not in labels and any(_names_task(w, m.labels[k]) for w in naming)]
+        if named and not (j in labels and any(_names_task(w, m.labels[j]) for w in naming)):
+            # the step a verb of the clause names is asked for ("..., and after that classify the
+            # photo using the depth estimate") though the model is unsure of it, or likelier reads
+            # the clause as the step before it, named in passing; not where the planned step is the
+            # one named again ("decode and classify the table")
+            j, bar = int(named[0]), FALLBACK_SHARE
+        if j not in labels and P[i, j] >= m.threshold * bar:
             out.append((i, j, m.labels[j]))
             labels.add(j)
     return out
