@@ -456,3 +456,17 @@ def test_words_inside_a_quote_do_not_make_a_step_read_the_original(planner, tmp_
     edit, caption = check.plan.tasks
     assert (edit.task, caption.task) == ("image-to-image", "image-to-text")
     assert caption.args["image"] == placeholder(edit.id)
+
+
+def test_the_original_is_the_text_given_not_the_last_result(planner):
+    """"pull the names out of the original" after a translation reads the quoted words; "how similar
+    your line is to the original" compares the summary with them (it had only one text)."""
+    quote = "Maria y Jorge visitaron Lisboa con su tía Elena"
+    check = planner.plan(f"translate '{quote}' into English, then pull the names of people out of the original")
+    assert tasks_of(check) == ["translation", "token-classification"]
+    assert check.plan.tasks[1].args["text"] == quote
+    quote = "The council voted to close the old library on Elm Street next spring."
+    check = planner.plan(f"boil this down to one line: '{quote}' then tell me how similar your line is to the original")
+    summary, compare = check.plan.tasks
+    assert (summary.task, compare.task) == ("summarization", "sentence-similarity")
+    assert (compare.args["text"], compare.args.get("text2")) == (placeholder(summary.id), quote)

@@ -421,6 +421,10 @@ class OfflinePlanner:
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
+        if prod and d.task != "sentence-similarity" and means_original(_step_words(d, st, clause)) and (given := _given_words(st)):
+            # "rewrite it politely, and tell me whether the original is negative": the words given
+            # (a comparison reads the result first and the original as its second text)
+            return given
         if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end], {n.task for n in st.nodes}):
             return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
@@ -507,6 +511,8 @@ class OfflinePlanner:
 
     def _second_text(self, d: Detection, st: _State, clause: Span, first: str) -> str | None:
         r = st.reading
+        if means_original(clause.text) and first.startswith("<GENERATED>") and (given := _given_words(st)):
+            return given  # "compare the summary with the original": the words given, though a step read them
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:
                 st.used_quotes.add(i)
@@ -597,9 +603,7 @@ def _values_read(st: _State) -> set[str]:
 def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) -> _Node | None:
     """The earlier step whose text the clause names ("the transcript", "the caption") when that is
     not the last text made (``prod``); never the step's own kind of result."""
-    # a clause holding an earlier step too ("translate that description into German and read it
-    # out"): the words before this step name what the earlier one reads
-    words = clause.text[max(0, d.start - clause.start):] if any(clause.start <= n.pos < d.start for n in st.nodes) else clause.text
+    words = _step_words(d, st, clause)
     language = language_named(words)
     if language and d.task != "translation":  # "read the Spanish version": the translation into Spanish
         node = next((n for n in reversed(st.nodes) if n.task == "translation"
@@ -615,6 +619,22 @@ def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) 
         if node is not None:
             return node
     return None
+
+
+def _step_words(d: Detection, st: _State, clause: Span) -> str:
+    """The words of the clause that are about step ``d``: from ``d`` on, where the clause holds an
+    earlier step too ("translate that description into German and read it out"), since the words
+    before it name what the earlier one reads."""
+    if any(clause.start <= n.pos < d.start for n in st.nodes):
+        return clause.text[max(0, d.start - clause.start):]
+    return clause.text
+
+
+def _given_words(st: _State) -> str | None:
+    """The text the request came with: its first quote, else its first text file (not a table)."""
+    if st.reading.quotes:
+        return st.reading.quotes[0].text
+    return next((f for f in _given_files("text", st) if not f.lower().endswith(TABLE_EXTS)), None)
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
