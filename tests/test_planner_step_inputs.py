@@ -470,3 +470,14 @@ def test_the_original_is_the_text_given_not_the_last_result(planner):
     summary, compare = check.plan.tasks
     assert (summary.task, compare.task) == ("summarization", "sentence-similarity")
     assert (compare.args["text"], compare.args.get("text2")) == (placeholder(summary.id), quote)
+
+
+@pytest.mark.parametrize("request_text, files", [
+    ("paint a lighthouse in a storm, then work out the depth in it, and also write a caption for that same picture", []),
+    ("get a depth map of lot.jpg and then tell me what's in the same photo", ["lot.jpg"]),
+])
+def test_the_same_picture_is_the_one_the_step_before_read_not_its_map(planner, tmp_path, request_text, files):
+    check = planner.plan(request_text, attach(tmp_path, *files) if files else [])
+    *_, depth, caption = check.plan.tasks
+    assert (depth.task, caption.task) == ("depth-estimation", "image-to-text")
+    assert caption.args["image"] == depth.args["image"]

@@ -24,7 +24,7 @@ from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
-                          means_original, named_results, says_source, target_languages)
+                          means_original, means_same, named_results, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
@@ -374,6 +374,8 @@ class OfflinePlanner:
             # one more step on the file the step before in the sentence read (a map or a cut-out is
             # not the photo); a new sentence ("Also, ...") may go on from the result
             return prod.args[kind]
+        if prod and means_same(clause.text):
+            return prod.args.get(kind) or placeholder(prod.id)  # the picture that step read, else the one it made
         if prod and not parallel:
             return placeholder(prod.id)
         att = _nearest_file(kind, d.start, st)

@@ -62,6 +62,16 @@ def named_results(text: str) -> list[tuple[str, ...]]:
     return found
 
 
+_SAME_RE = re.compile(r"\b(?:that|the|this)\s+same\s+(?:picture|photo|photograph|image|pic|drawing|scan|recording|audio|clip|"
+                      r"sound|file)\b", re.I)
+
+
+def means_same(text: str) -> bool:
+    """``text`` points at the file the step before worked on ("estimate the depth in the picture you
+    made, and describe that same picture"), not at what that step made of it."""
+    return bool(_SAME_RE.search(text))
+
+
 def means_original(text: str) -> bool:
     """``text`` points at a file as given ("caption the original photo"), not in "..., not the original"."""
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
