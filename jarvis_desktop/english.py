@@ -71,7 +71,11 @@ def load_english() -> tuple[Any, str | None]:
                 with _without_torch():
                     import spacy
 
-                    _nlp = spacy.load(name, exclude=["ner"])
+                    from .english_attributes import use_indexed_ruler
+
+                    nlp = spacy.load(name, exclude=["ner"])
+                    use_indexed_ruler(nlp)
+                    _nlp = nlp
         except Exception as e:  # any failure leaves the callers' fallbacks in charge
             _failure = f"spaCy could not be loaded ({type(e).__name__}: {str(e)[:120]})"
         if _failure:  # said once per process: the planner and the turn detector fall back
