@@ -12,7 +12,7 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, FALLBACK_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _unclaimed_clause_steps, _without_rivals, shipped_model)
+                                             _makers_of_named_results, _unclaimed_clause_steps, _without_rivals, shipped_model)
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
@@ -258,3 +258,37 @@ def test_a_clause_read_as_the_step_before_it_gets_the_step_its_verb_names():
     # the planned step, named again, is that step asked again, not a new one of its family
     tab = m.labels.index("tabular-classification")
     assert steps_added("then classify the table in it", planned=tab) == []
+
+
+def test_speech_of_an_answer_no_step_finds_gets_the_answering_step(tmp_path):
+    check = OfflinePlanner().plan('transcribe memo.wav and answer "who is bringing the cake?" from it, then say the '
+                                  "answer out loud", attach(tmp_path, "memo.wav"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "question-answering", "text-to-speech"]
+    asr, qa, speech = check.plan.tasks
+    assert qa.args["context"] == placeholder(asr.id) and speech.args["text"] == placeholder(qa.id)
+
+
+def test_a_result_speech_reads_by_name_is_made_when_no_step_makes_it():
+    """"..., and after that read the short version to me": the summary is asked for by name, though
+    the model, reading "make it short", is unsure of it; not "this poem" (given, not made), and not
+    "the answer" where a step that answers is planned ("count the dogs ... and say the answer")."""
+    detector = LearnedDetector()
+    m = detector.model
+
+    def makers(text: str, planned: dict[int, str], scores: dict[tuple[int, str], float]) -> list[str]:
+        _, views, P = detector.scores(read_request(text), [])
+        P[:] = 0.01
+        for (i, label), p in scores.items():
+            P[i, m.labels.index(label)] = p
+        found = [(i, m.labels.index(label), label) for i, label in planned.items()]
+        return [label for _, _, label in _makers_of_named_results(found, P, views, m)]
+
+    low = m.threshold * FALLBACK_SHARE + 0.01
+    letter = "make the letter short first, and after that read the short version to me"
+    assert makers(letter, {1: "text-to-speech"}, {(0, "summarization"): low}) == ["summarization"]
+    assert makers(letter, {1: "text-to-speech"}, {(0, "summarization"): low - 0.02}) == []  # under the bar
+    assert makers("read this poem aloud please, the one about fog", {0: "text-to-speech"},
+                  {(0, "text-generation"): 0.3}) == []
+    count = "count the dogs in park.jpg and just say the answer"
+    assert makers(count, {0: "object-detection", 1: "text-to-speech"}, {(1, "question-answering"): 0.3}) == []
+    assert makers(count, {1: "text-to-speech"}, {(1, "question-answering"): 0.3}) == ["question-answering"]

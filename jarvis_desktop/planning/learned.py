@@ -27,7 +27,7 @@ from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, names_a_thing_to_make
 from .references import file_references
-from .result_refs import named_results
+from .result_refs import ANSWER_MAKERS, named_results
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
@@ -159,6 +159,7 @@ class LearnedDetector(Detector):
         found += _beside_speech(found, P, m)
         found += spoken_readings(found, views, m.labels, seg)
         found += _captions_to_speak(found, P, m, reading, attachments)
+        found += _makers_of_named_results(found, P, views, m)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)
@@ -495,6 +496,32 @@ def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m
         if earlier and P[(k := max(earlier, key=lambda k: P[k, j])), j] >= m.threshold * FALLBACK_SHARE:
             out.append((k, j, maker))
             have.add(kind)
+    return out
+
+
+#: Steps that make a text readable or audible, not an answer to anything ("transcribe the talk, and
+#: answer ... from it, then say the answer out loud": the answer is still to be found)
+_NOT_ANSWERS = {"text-to-speech", "automatic-speech-recognition", "translation"}
+
+
+def _makers_of_named_results(found: list[tuple[int, int, str]], P: np.ndarray, views: list,
+                             m: StepModel) -> list[tuple[int, int, str]]:
+    """Speech that reads a result the request names ("..., and after that read the short version to
+    me aloud", "then read that answer back to me") when no step makes it: the maker the model likes
+    most in that clause or one before, taken at the fallback's bar, the words naming the result
+    being the evidence it is wanted. "The answer" is of any step that judges or answers."""
+    labels = {label for _, _, label in found}
+    out: list[tuple[int, int, str]] = []
+    for i, _, label in sorted(found):
+        if label != "text-to-speech":
+            continue
+        for makers in named_results(views[i].span.text, made=True):
+            if labels & set(makers) or makers == ANSWER_MAKERS and labels - _NOT_ANSWERS:
+                continue
+            p, k, task = max((float(P[k, m.labels.index(t)]), k, t) for t in makers if t in m.labels for k in range(i + 1))
+            if p >= m.threshold * FALLBACK_SHARE:
+                out.append((k, m.labels.index(task), task))
+                labels.add(task)
     return out
 
 

@@ -28,6 +28,8 @@ OWN_SUBJECT_RE = re.compile(
     r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
 #: "the original photo", "the original one": the file as given, before any step changed it
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b", re.I)
+#: The steps whose text is "the answer"
+ANSWER_MAKERS = ("question-answering", "visual-question-answering", "document-question-answering")
 #: What people call an earlier step's text when they point back at it ("read the caption aloud",
 #: "the names in the transcript", "the English version"), and which steps make a text so called.
 _RESULT_NOUNS = {
@@ -36,10 +38,12 @@ _RESULT_NOUNS = {
     ("summarization",): r"summary|summaries|recap|gist|key points|short(?:er)? version",
     ("translation",): r"translations?|translated [\w-]+",
     ("text-generation",): r"poem|story|paragraph|e-?mail|essay|haiku|lyrics|slogan|reply|draft",
+    ANSWER_MAKERS: r"answers?",
 }
-_RESULT_NOUN_RE = re.compile(
-    r"\b(?:the|that|this|your|its|those|these)\s+(?:[\w-]+\s+){0,2}?(?:"
-    + "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values())) + r")\b", re.I)
+_RESULT_NAMES = "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values()))
+_RESULT_NOUN_RE = re.compile(r"\b(?:the|that|this|your|its|those|these)\s+(?:[\w-]+\s+){0,2}?(?:" + _RESULT_NAMES + r")\b", re.I)
+#: ... as a thing made, not one given ("read this poem aloud"): not after "this"/"these"
+_MADE_NOUN_RE = re.compile(r"\b(?:the|that|your|its|those)\s+(?:[\w-]+\s+){0,2}?(?:" + _RESULT_NAMES + r")\b", re.I)
 #: "the Spanish version", "this French description": a result named by its language.
 _LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
 
@@ -50,12 +54,13 @@ def language_named(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def named_results(text: str) -> list[tuple[str, ...]]:
+def named_results(text: str, made: bool = False) -> list[tuple[str, ...]]:
     """The steps whose results ``text`` points back at by name (each as the task types that make
-    a text so called), in the order it names them."""
+    a text so called), in the order it names them; ``made``: only names of a thing made ("the
+    short version", not "this poem")."""
     makers = list(_RESULT_NOUNS)
     found: list[tuple[str, ...]] = []
-    for m in _RESULT_NOUN_RE.finditer(text):
+    for m in (_MADE_NOUN_RE if made else _RESULT_NOUN_RE).finditer(text):
         tasks = makers[next(int(k[1:]) for k, v in m.groupdict().items() if v)]
         if tasks not in found:
             found.append(tasks)
