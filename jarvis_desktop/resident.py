@@ -159,9 +159,12 @@ def _send(path: Path, message: dict[str, Any], timeout: float) -> dict[str, Any]
         except (FileNotFoundError, ConnectionRefusedError):
             return None
         s.settimeout(timeout)
-        s.sendall(json.dumps(message).encode() + b"\n")
-        s.shutdown(socket.SHUT_WR)
-        data = _read_all(s)
+        try:
+            s.sendall(json.dumps(message).encode() + b"\n")
+            s.shutdown(socket.SHUT_WR)
+            data = _read_all(s)
+        except (ConnectionResetError, BrokenPipeError):
+            return None  # it went away mid-request (killed, crashed): as if nobody listened
     return json.loads(data) if data else None
 
 

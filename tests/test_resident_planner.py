@@ -183,3 +183,27 @@ def test_a_planner_that_hangs_up_leaves_the_command_to_plan_itself_and_sees_no_s
     sent = [json.loads(r) for r in received if r]
     assert sent and sent[0]["request"] == REQUEST and sent[0]["files"] == [[str(Path(env["PHOTO"]).resolve()), "image"]]
     assert not any(b"sk-test-do-not-share" in r for r in received)
+
+
+def test_a_planner_that_dies_mid_request_is_replaced(env, tmp_path):
+    """A fake resident planner takes the request and goes away without reading it (the caller sees
+    its connection reset, as when a planner is killed mid-request): a fresh one answers."""
+    path = tmp_path / "data" / "planner.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(4)
+
+    def die_mid_request() -> None:
+        server.settimeout(60)
+        conn, _ = server.accept()
+        conn.recv(1, socket.MSG_PEEK)  # the request has arrived, unread
+        conn.close()
+        server.close()  # the socket file stays behind, as after a crash
+
+    t = threading.Thread(target=die_mid_request, daemon=True)
+    t.start()
+    out = jarvis("plan", REQUEST, "-f", env["PHOTO"], env=env)
+    t.join(timeout=30)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert [t["task"] for t in json.loads(out.stdout)] == ["image-to-text", "text-to-speech"]
+    assert resident_pid(out) is not None, out.stderr[-2000:]
