@@ -292,3 +292,16 @@ def test_a_result_speech_reads_by_name_is_made_when_no_step_makes_it():
     count = "count the dogs in park.jpg and just say the answer"
     assert makers(count, {0: "object-detection", 1: "text-to-speech"}, {(1, "question-answering"): 0.3}) == []
     assert makers(count, {1: "text-to-speech"}, {(1, "question-answering"): 0.3}) == ["question-answering"]
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("read this poem aloud please: 'The fog comes on little cat feet'", ["text-to-speech"]),
+    ("write me a short poem about fog and read it aloud", ["text-generation", "text-to-speech"]),
+])
+def test_a_text_the_clause_says_is_given_is_read_out_not_written(request_text, tasks):
+    """"this poem" is the one given; the model's lean towards writing one beside the speech step
+    (the word "poem") is not a second step."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == tasks
+    if tasks == ["text-to-speech"]:
+        assert check.plan.tasks[0].args["text"] == "The fog comes on little cat feet"

@@ -156,7 +156,7 @@ class LearnedDetector(Detector):
         found = _without_told_about(found, P, views, m, seg)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
-        found += _beside_speech(found, P, m)
+        found += _beside_speech(found, P, m, views)
         found += spoken_readings(found, views, m.labels, seg)
         found += _captions_to_speak(found, P, m, reading, attachments)
         found += _makers_of_named_results(found, P, views, m)
@@ -315,17 +315,20 @@ FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classifi
 SPEECH_CARRIERS = {"automatic-speech-recognition", "text-to-speech"}
 
 
-def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel) -> list[tuple[int, int, str]]:
+def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list | None = None) -> list[tuple[int, int, str]]:
     """A step on text asked in the clause a speech step leads, kept at ``CLAUSE_SHARE`` of the
     threshold. Not a second step on the file a step of the clause already reads, nor a question
-    on the text when a question on a photo or document is asked."""
+    on the text when a question on a photo or document is asked, nor the making of a text the
+    clause says is given ("read this poem aloud: '...'")."""
     have = {label for _, _, label in found}
     out = []
     for i, j, label in found:
         if label not in SPEECH_CARRIERS or int(P[i].argmax()) != j:
             continue
+        text = views[i].span.text if views else ""
+        given = {t for tasks in named_results(text) if tasks not in named_results(text, made=True) for t in tasks}
         for k, other in enumerate(m.labels):
-            if other in have or other not in TEXT_READERS or P[i, k] < m.threshold * CLAUSE_SHARE:
+            if other in have or other in given or other not in TEXT_READERS or P[i, k] < m.threshold * CLAUSE_SHARE:
                 continue
             if other == "question-answering" and have & ANSWERING_FILES:
                 continue
