@@ -12,7 +12,8 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, FALLBACK_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _makers_of_named_results, _unclaimed_clause_steps, _without_rivals, shipped_model)
+                                             _unclaimed_clause_steps, _without_rivals, shipped_model)
+from jarvis_desktop.planning.named_makers import makers_of_named_results
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
@@ -281,7 +282,7 @@ def test_a_result_speech_reads_by_name_is_made_when_no_step_makes_it():
         for (i, label), p in scores.items():
             P[i, m.labels.index(label)] = p
         found = [(i, m.labels.index(label), label) for i, label in planned.items()]
-        return [label for _, _, label in _makers_of_named_results(found, P, views, m)]
+        return [label for _, _, label in makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)]
 
     low = m.threshold * FALLBACK_SHARE + 0.01
     letter = "make the letter short first, and after that read the short version to me"

@@ -19,8 +19,9 @@ from ..media import kind_of
 from ..task_types import TASK_TYPES
 from .extract import read_request
 from .features import clause_views
-from .learned import CONTROL, EDIT, GUIDED, LABELS
+from .learned import LABELS
 from .segment import segment
+from .step_labels import CONTROL, EDIT, GUIDED
 from .stepmodel import Bag
 from .taskbench import EDIT_TOOL, TOOL_OUTPUT, TYPE_OF_TOOL
 

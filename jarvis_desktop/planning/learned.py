@@ -26,11 +26,13 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, names_a_thing_to_make
+from .named_makers import captions_to_speak, makers_of_missing_media, makers_of_named_results
 from .references import file_references
-from .result_refs import ANSWER_MAKERS, named_results
+from .result_refs import named_results
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
+from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, media_input
 from .step_order import in_run_order
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
@@ -38,16 +40,12 @@ from .typos import Speller
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 
-#: Our task types the classifier can name, plus three that stand for more than a type:
-#: an image-to-image step with a text instruction (TaskBench's "Image Editing"), a control map
-#: alone, and a generation guided by a control map (the map and the matching generator).
-EDIT, CONTROL, GUIDED = "image-editing", "control", "guided"
 #: When a request comes with a file or quoted words but no step passes the threshold, the likeliest
 #: step is taken if it scores at least this share of the threshold.
 FALLBACK_SHARE = 0.1
 LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
-] + [EDIT, CONTROL, GUIDED]
+] + [EDIT, CONTROL, GUIDED]  # our task types, and three that stand for more than a type (step_labels.py)
 
 
 
@@ -138,7 +136,7 @@ class LearnedDetector(Detector):
             # is missing), a file or quoted words given to be worked on, or a command whose words the
             # model knows too little of to be sure ("draw a busy market")
             j = int(needs.argmax())
-            for_a_step = (attachments or reading.files or reading.quotes or _media_input(m.labels[j])
+            for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])
                           or gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words))
             # ... or one the model is half sure of ("is this text spam <the text>", "pic: neon alley,
             # rain"); not in a remark about a thing ("my picture of the sunset is blurry"), nor speech,
@@ -150,7 +148,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
-        found += _makers_of_missing_media(found, P, m, reading, attachments)
+        found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
@@ -158,14 +156,14 @@ class LearnedDetector(Detector):
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)
         found += spoken_readings(found, views, m.labels, seg)
-        found += _captions_to_speak(found, P, m, reading, attachments)
-        found += _makers_of_named_results(found, P, views, m)
+        found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
+        found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
-            found = questions_on_given_text(found, views, m, reading, any(f[2] in _IMAGE_MAKERS for f in found))
+            found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
@@ -242,7 +240,7 @@ class LearnedDetector(Detector):
         out = []
         given = set(given_kinds(reading, attachments))
         for kind in ("image", "audio"):
-            if kind not in given or any(_media_input(label) == kind for _, _, label in found):
+            if kind not in given or any(media_input(label) == kind for _, _, label in found):
                 continue
             words = self.kb.media_words.get(kind, set())
             toks = [seg.tokens_in(v.span) for v in views]
@@ -326,14 +324,15 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
         if label not in SPEECH_CARRIERS or int(P[i].argmax()) != j:
             continue
         text = views[i].span.text if views else ""
-        given = {t for tasks in named_results(text) if tasks not in named_results(text, made=True) for t in tasks}
+        made = named_results(text, made=True)
+        given = {t for tasks in named_results(text) if tasks not in made for t in tasks}
         for k, other in enumerate(m.labels):
             if other in have or other in given or other not in TEXT_READERS or P[i, k] < m.threshold * CLAUSE_SHARE:
                 continue
             if other == "question-answering" and have & ANSWERING_FILES:
                 continue
-            media = _media_input(other)
-            if media and any(i2 == i and _media_input(l2) == media for i2, _, l2 in found):
+            media = media_input(other)
+            if media and any(i2 == i and media_input(l2) == media for i2, _, l2 in found):
                 continue
             out.append((i, k, other))
             have.add(other)
@@ -353,9 +352,9 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
 def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
     """Whether a step of clause ``i`` that reads the same kind of file as ``label`` (or that, like
     it, writes) is so much likelier there that ``label`` is a misreading of the same words."""
-    media = _media_input(label)
+    media = media_input(label)
     if media:
-        rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and _media_input(l2) == media]
+        rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and media_input(l2) == media]
     elif label in WRITERS:  # "write a friendly reply": a reply, or a piece of writing?
         rivals = [P[i2, j2] for i2, j2, l2 in found if i2 == i and j2 != j and l2 in WRITERS]
     elif label == "text-classification":  # "is she nervous or happy in this": the words' mood, or the voice's?
@@ -375,8 +374,8 @@ def _without_told_about(found: list[tuple[int, int, str]], P: np.ndarray, views:
             if tells_what_happened(toks := seg.tokens_in(views[i].span)) or says_what_it_holds(toks)}
     if not told:
         return found
-    asked = {_media_input(label) for i, _, label in found if i not in told} - {None}
-    return [f for f in found if not (f[0] in told and _media_input(f[2]) in asked
+    asked = {media_input(label) for i, _, label in found if i not in told} - {None}
+    return [f for f in found if not (f[0] in told and media_input(f[2]) in asked
                                      and _asked_nowhere_else(f, P, told, m.threshold * CLAUSE_SHARE))]
 
 
@@ -389,7 +388,7 @@ def _asked_nowhere_else(step: tuple[int, int, str], P: np.ndarray, told: set[int
 def _file_steps(labels: list[str], kind: str | None, answering: bool) -> list[int]:
     """The labels of steps that work on a file of ``kind`` (not a control map: that needs the words
     naming one); ``answering``: also those that answer a question about it."""
-    return [j for j, label in enumerate(labels) if _media_input(label) == kind and label not in (CONTROL, GUIDED)
+    return [j for j, label in enumerate(labels) if media_input(label) == kind and label not in (CONTROL, GUIDED)
             and (answering or label not in ANSWERING_FILES)]
 
 
@@ -401,7 +400,7 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
     out = []
     for i, j, label in found:
         if i in compared and label in ANSWERING_FILES:
-            readers = [k for k in _file_steps(labels, _media_input(label), answering=False)
+            readers = [k for k in _file_steps(labels, media_input(label), answering=False)
                        if labels[k] in TASK_TYPES and TASK_TYPES[labels[k]].output == "text"]
             if readers:
                 k = max(readers, key=lambda k: P[i, k])
@@ -429,13 +428,13 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
         return {f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
     out = []
     for i0, j, label in found:
-        kind = _media_input(label)
+        kind = media_input(label)
         if kind is None or label in (CONTROL, GUIDED) or not files_in(i0, kind):
             continue
         for i in range(len(views)):
             others = files_in(i, kind)
             if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= m.threshold * CLAUSE_SHARE
-                    and not any(i2 == i and _media_input(l2) == kind for i2, _, l2 in found + out)):
+                    and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
                 out.append((i, j, label))
     return out
 
@@ -464,8 +463,12 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             continue  # not an action: a file or text the user has, a question without a verb
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
-        named = [k for k in np.argsort(-P[i]) if k not in labels and any(_names_task(w, m.labels[k]) for w in naming)]
-        if named and not (j in labels and any(_names_task(w, m.labels[j]) for w in naming)):
+
+        def named_by_verb(k: int) -> bool:
+            return any(_names_task(w, m.labels[k]) for w in naming)
+
+        named = [k for k in np.argsort(-P[i]) if k not in labels and named_by_verb(k)]
+        if named and not (j in labels and named_by_verb(j)):
             # the step a verb of the clause names is asked for ("..., and after that classify the
             # photo using the depth estimate") though the model is unsure of it, or likelier reads
             # the clause as the step before it, named in passing; not where the planned step is the
@@ -475,75 +478,6 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             out.append((i, j, m.labels[j]))
             labels.add(j)
     return out
-
-
-#: The steps that make a medium from words alone, by the kind they make (text-to-image, -speech, -video)
-_MAKERS = {spec.output: name for name, spec in TASK_TYPES.items() if spec.inputs == ("text",) and spec.output != "text"}
-
-
-def _makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
-                             attachments: list[Attachment]) -> list[tuple[int, int, str]]:
-    """A step that reads a picture (or a sound) when none was given or is made: the picture is the
-    one an earlier clause, that no step claimed, names ("picture of the water cycle, then caption
-    it"), taken there at the fallback's bar, the step that reads it being the evidence it is wanted."""
-    have = set(given_kinds(reading, attachments)) | {_media_output(label) for _, _, label in found}
-    claimed = {i for i, _, _ in found}
-    out: list[tuple[int, int, str]] = []
-    for i, _, label in sorted(found):
-        kind = _media_input(label)
-        maker = _MAKERS.get(kind or "")
-        if kind in have or maker not in m.labels:
-            continue
-        j = m.labels.index(maker)
-        earlier = [k for k in range(i) if k not in claimed]
-        if earlier and P[(k := max(earlier, key=lambda k: P[k, j])), j] >= m.threshold * FALLBACK_SHARE:
-            out.append((k, j, maker))
-            have.add(kind)
-    return out
-
-
-#: Steps that make a text readable or audible, not an answer to anything ("transcribe the talk, and
-#: answer ... from it, then say the answer out loud": the answer is still to be found)
-_NOT_ANSWERS = {"text-to-speech", "automatic-speech-recognition", "translation"}
-
-
-def _makers_of_named_results(found: list[tuple[int, int, str]], P: np.ndarray, views: list,
-                             m: StepModel) -> list[tuple[int, int, str]]:
-    """Speech that reads a result the request names ("..., and after that read the short version to
-    me aloud", "then read that answer back to me") when no step makes it: the maker the model likes
-    most in that clause or one before, taken at the fallback's bar, the words naming the result
-    being the evidence it is wanted. "The answer" is of any step that judges or answers."""
-    labels = {label for _, _, label in found}
-    out: list[tuple[int, int, str]] = []
-    for i, _, label in sorted(found):
-        if label != "text-to-speech":
-            continue
-        for makers in named_results(views[i].span.text, made=True):
-            if labels & set(makers) or makers == ANSWER_MAKERS and labels - _NOT_ANSWERS:
-                continue
-            p, k, task = max((float(P[k, m.labels.index(t)]), k, t) for t in makers if t in m.labels for k in range(i + 1))
-            if p >= m.threshold * FALLBACK_SHARE:
-                out.append((k, m.labels.index(task), task))
-                labels.add(task)
-    return out
-
-
-def _captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
-                       attachments: list[Attachment]) -> list[tuple[int, int, str]]:
-    """Speech with no words to speak but a picture before it ("make a cabin in the snow, then tell
-    me out loud what you made"): what it says is the picture's caption, when the model reads one
-    there at all (the fallback's bar), rather than the request's own words."""
-    i2t = "image-to-text"
-    speech = sorted(i for i, _, label in found if label == "text-to-speech")
-    given = given_kinds(reading, attachments)
-    if not speech or i2t not in m.labels or reading.quotes or "text" in given:
-        return []
-    i = speech[0]
-    if any(k <= i and label not in _IMAGE_MAKERS | {CONTROL, "text-to-speech"} for k, _, label in found):
-        return []  # a step that reads something: its words are what is spoken
-    pictures = "image" in given or any(k < i and _media_output(label) == "image" for k, _, label in found)
-    j = m.labels.index(i2t)
-    return [(i, j, i2t)] if pictures and P[i, j] >= m.threshold * FALLBACK_SHARE else []
 
 
 def _to_unclaimed_clauses(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
@@ -653,21 +587,17 @@ def _names_task(lemma: str, label: str) -> bool:
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}
 
 
-#: Steps that make a new picture (not a map or a mask of one)
-_IMAGE_MAKERS = {"text-to-image", "image-to-image", EDIT, GUIDED}
-
-
 def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m: StepModel, seg,
                               image_words: set[str]) -> list[tuple[int, int, str]]:
     """'make a picture of a castle, then tell me whether there is a dragon in it': a question about
     the image an earlier step makes is answered by looking at that image. The classifier learned
     questions about photos from the photos' presence, which a made image does not give."""
     vqa = "visual-question-answering"
-    makers = [i for i, _, label in found if label in _IMAGE_MAKERS]
+    makers = [i for i, _, label in found if label in IMAGE_MAKERS]
     if vqa not in m.labels or not makers:
         return []
     claimed = {i for i, _, label in found if label != "text-to-speech"}
-    readers = [i for i, _, label in found if _media_input(label) == "image" and label not in _IMAGE_MAKERS]
+    readers = [i for i, _, label in found if media_input(label) == "image" and label not in IMAGE_MAKERS]
     out = []
     for k, v in enumerate(views):
         made = [i for i in makers if i < k]
@@ -685,18 +615,3 @@ def _questions_on_made_images(found: list[tuple[int, int, str]], views: list, m:
 def _needs(P: np.ndarray) -> np.ndarray:
     """How likely the request needs each step: a noisy-OR over its clauses, as the model was trained."""
     return 1.0 - np.prod(1.0 - P, axis=0)
-
-
-def _media_output(label: str) -> str | None:
-    if label in (EDIT, GUIDED):
-        return "image"
-    spec = TASK_TYPES.get(label)
-    return spec.output if spec else None
-
-
-def _media_input(label: str) -> str | None:
-    if label in (EDIT, CONTROL, GUIDED):
-        return "image"
-    spec = TASK_TYPES.get(label)
-    kinds = [n for n in spec.inputs if n in ("image", "audio", "video")] if spec else []
-    return kinds[0] if kinds else None

@@ -533,8 +533,8 @@ class OfflinePlanner:
         same?"): a text file as it is, a recording or an image through its own reading step."""
         used = _values_read(st) | {taken}
         for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
-            for src in _given_files(kind, st):
-                if src in used or kind == "text" and src.lower().endswith(TABLE_EXTS):
+            for src in _text_files(st) if kind == "text" else _given_files(kind, st):
+                if src in used:
                     continue
                 if reader is None:
                     return src
@@ -636,7 +636,12 @@ def _given_words(st: _State) -> str | None:
     """The text the request came with: its first quote, else its first text file (not a table)."""
     if st.reading.quotes:
         return st.reading.quotes[0].text
-    return next((f for f in _given_files("text", st) if not f.lower().endswith(TABLE_EXTS)), None)
+    return next(iter(_text_files(st)), None)
+
+
+def _text_files(st: _State) -> list[str]:
+    """The text files given that are not tables."""
+    return [f for f in _given_files("text", st) if not f.lower().endswith(TABLE_EXTS)]
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:

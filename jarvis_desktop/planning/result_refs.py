@@ -40,10 +40,16 @@ _RESULT_NOUNS = {
     ("text-generation",): r"poem|story|paragraph|e-?mail|essay|haiku|lyrics|slogan|reply|draft",
     ANSWER_MAKERS: r"answers?",
 }
-_RESULT_NAMES = "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values()))
-_RESULT_NOUN_RE = re.compile(r"\b(?:the|that|this|your|its|those|these)\s+(?:[\w-]+\s+){0,2}?(?:" + _RESULT_NAMES + r")\b", re.I)
+
+
+def _result_noun_re(determiners: str) -> re.Pattern[str]:
+    names = "|".join(f"(?P<g{i}>{words})" for i, words in enumerate(_RESULT_NOUNS.values()))
+    return re.compile(rf"\b(?:{determiners})\s+(?:[\w-]+\s+){{0,2}}?(?:{names})\b", re.I)
+
+
+_RESULT_NOUN_RE = _result_noun_re("the|that|this|your|its|those|these")
 #: ... as a thing made, not one given ("read this poem aloud"): not after "this"/"these"
-_MADE_NOUN_RE = re.compile(r"\b(?:the|that|your|its|those)\s+(?:[\w-]+\s+){0,2}?(?:" + _RESULT_NAMES + r")\b", re.I)
+_MADE_NOUN_RE = _result_noun_re("the|that|your|its|those")
 #: "the Spanish version", "this French description": a result named by its language.
 _LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
 

@@ -1,0 +1,86 @@
+"""Steps added because another step needs what they make: a picture or a sound to read that no one
+gave ("picture of the water cycle, then caption it"), a result the request names for speech to read
+("..., then read the short version to me"), the caption of a made picture to speak. Each is taken
+where the model is at least a little sure of it (``floor``: the fallback's bar), the step that
+needs it being the evidence it is wanted."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..media import Attachment
+from ..task_types import TASK_TYPES
+from .detect import given_kinds
+from .extract import RequestReading
+from .result_refs import ANSWER_MAKERS, named_results
+from .step_labels import CONTROL, IMAGE_MAKERS, media_input, media_output
+from .stepmodel import StepModel
+
+
+#: The steps that make a medium from words alone, by the kind they make (text-to-image, -speech, -video)
+_MAKERS = {spec.output: name for name, spec in TASK_TYPES.items() if spec.inputs == ("text",) and spec.output != "text"}
+
+
+def makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
+                            attachments: list[Attachment], floor: float) -> list[tuple[int, int, str]]:
+    """A step that reads a picture (or a sound) when none was given or is made: the picture is the
+    one an earlier clause, that no step claimed, names ("picture of the water cycle, then caption
+    it"), taken there at ``floor``, the step that reads it being the evidence it is wanted."""
+    have = set(given_kinds(reading, attachments)) | {media_output(label) for _, _, label in found}
+    claimed = {i for i, _, _ in found}
+    out: list[tuple[int, int, str]] = []
+    for i, _, label in sorted(found):
+        kind = media_input(label)
+        maker = _MAKERS.get(kind or "")
+        if kind in have or maker not in m.labels:
+            continue
+        j = m.labels.index(maker)
+        earlier = [k for k in range(i) if k not in claimed]
+        if earlier and P[(k := max(earlier, key=lambda k: P[k, j])), j] >= floor:
+            out.append((k, j, maker))
+            have.add(kind)
+    return out
+
+
+#: Steps that make a text readable or audible, not an answer to anything ("transcribe the talk, and
+#: answer ... from it, then say the answer out loud": the answer is still to be found)
+_NOT_ANSWERS = {"text-to-speech", "automatic-speech-recognition", "translation"}
+
+
+def makers_of_named_results(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
+                            floor: float) -> list[tuple[int, int, str]]:
+    """Speech that reads a result the request names ("..., and after that read the short version to
+    me aloud", "then read that answer back to me") when no step makes it: the maker the model likes
+    most in that clause or one before, taken at the fallback's bar, the words naming the result
+    being the evidence it is wanted. "The answer" is of any step that judges or answers."""
+    labels = {label for _, _, label in found}
+    out: list[tuple[int, int, str]] = []
+    for i, _, label in sorted(found):
+        if label != "text-to-speech":
+            continue
+        for makers in named_results(views[i].span.text, made=True):
+            if labels & set(makers) or (makers == ANSWER_MAKERS and labels - _NOT_ANSWERS):
+                continue
+            p, k, task = max((float(P[k, m.labels.index(t)]), k, t) for t in makers if t in m.labels for k in range(i + 1))
+            if p >= floor:
+                out.append((k, m.labels.index(task), task))
+                labels.add(task)
+    return out
+
+
+def captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
+                      attachments: list[Attachment], floor: float) -> list[tuple[int, int, str]]:
+    """Speech with no words to speak but a picture before it ("make a cabin in the snow, then tell
+    me out loud what you made"): what it says is the picture's caption, when the model reads one
+    there at all (the fallback's bar), rather than the request's own words."""
+    i2t = "image-to-text"
+    speech = sorted(i for i, _, label in found if label == "text-to-speech")
+    given = given_kinds(reading, attachments)
+    if not speech or i2t not in m.labels or reading.quotes or "text" in given:
+        return []
+    i = speech[0]
+    if any(k <= i and label not in IMAGE_MAKERS | {CONTROL, "text-to-speech"} for k, _, label in found):
+        return []  # a step that reads something: its words are what is spoken
+    pictures = "image" in given or any(k < i and media_output(label) == "image" for k, _, label in found)
+    j = m.labels.index(i2t)
+    return [(i, j, i2t)] if pictures and P[i, j] >= floor else []
