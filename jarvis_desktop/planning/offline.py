@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
-from .extract import RequestReading, Span, read_request
+from .extract import Span, read_request
 from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, named_results, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
+from .plan_state import (PlanNode, PlanState, files_named_in, given_files, given_words, nearest_file, table_file,
+                         table_files, text_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -43,38 +44,6 @@ VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
-
-
-@dataclass
-class _Node:
-    id: int
-    task: str
-    args: dict[str, str]
-    outputs: tuple[str, ...]
-    pos: int
-
-
-@dataclass
-class _State:
-    """The plan being built: nodes so far and which resources they used."""
-
-    reading: RequestReading
-    attachments: list[Attachment]
-    nodes: list[_Node] = field(default_factory=list)
-    used_quotes: set[int] = field(default_factory=set)
-    bridges: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    pending: list[Detection] = field(default_factory=list)
-    fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
-    stepless: set[int] = field(default_factory=set)  # clauses where no step was found
-    pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
-    missing: list[str] = field(default_factory=list)  # kinds of file a step needed and none was given
-
-    def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> _Node | None:
-        for n in reversed(self.nodes):
-            if kind in n.outputs and (exclude is None or n.id not in exclude):
-                return n
-        return None
 
 
 class OfflinePlanner:
@@ -137,7 +106,7 @@ class OfflinePlanner:
         pointed = file_references(reading, attachments)
         # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
         reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
-        state = _State(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
+        state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes and not state.missing:
@@ -157,7 +126,7 @@ class OfflinePlanner:
     # ----------------------------------------------------------------------------------------
     # linking
 
-    def _build(self, dets: list[Detection], st: _State) -> None:
+    def _build(self, dets: list[Detection], st: PlanState) -> None:
         """Add the steps in the order asked; a step whose input a later step makes waits for it.
 
         A waiting step goes right after the step it waits for (not to the end), so the steps
@@ -183,7 +152,7 @@ class OfflinePlanner:
                     j += 1  # steps asked before it that wait for the same step keep their order
                 pending.insert(j + 1, d)
 
-    def _add(self, d: Detection, st: _State, later: set[str], dry: bool = False) -> str:
+    def _add(self, d: Detection, st: PlanState, later: set[str], dry: bool = False) -> str:
         """Add one task with its arguments; 'defer' when its input is made by a later step."""
         r = st.reading
         ci = r.clause_at(d.start)
@@ -203,7 +172,7 @@ class OfflinePlanner:
             if kind != "text":
                 v = self._file_input(kind, d, st, clause, parallel, later)
                 if v is None and d.task == "tabular-classification":
-                    v = _table_file(st)  # a CSV/TSV is the usual form of a table
+                    v = table_file(st)  # a CSV/TSV is the usual form of a table
             elif d.task in ("visual-question-answering", "document-question-answering"):
                 v = self._question(d, st, clause, sentence)
             elif d.task == "question-answering":
@@ -262,7 +231,7 @@ class OfflinePlanner:
         st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start).id for v in inputs]
         return "ok"
 
-    def _each_input(self, d: Detection, st: _State, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
+    def _each_input(self, d: Detection, st: PlanState, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
         """The argument and the inputs a step is asked for once each: "transcribe both", "caption
         each photo", "translate each transcript" (two or more files of its input kind, or the
         results of the step made once per file before it), "detect objects: cam1.jpg cam2.jpg"
@@ -276,23 +245,23 @@ class OfflinePlanner:
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
             tables = d.task == "tabular-classification"
-            named = _files_named_in(scope, "text" if tables else ARG_KINDS[files[0]], st, tables)
+            named = files_named_in(scope, "text" if tables else ARG_KINDS[files[0]], st, tables)
             if len(named) >= 2 and args.get(files[0]) in named:
                 return files[0], named
             if not each:
                 return None, []
-            inputs = _given_files(ARG_KINDS[files[0]], st)
+            inputs = given_files(ARG_KINDS[files[0]], st)
             if tables:
-                inputs = [f for f in inputs if f.lower().endswith(TABLE_EXTS)] + _table_files(st)
+                inputs = [f for f in inputs if f.lower().endswith(TABLE_EXTS)] + table_files(st)
             if len(inputs) >= 2 and args.get(files[0]) in inputs:
                 return files[0], inputs
             return None, []
         texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
         if texts == ["text"] and spec.inputs == ("text",):  # one text read (not a pair compared, a question and its passage)
-            named = _files_named_in(scope, "text", st)
+            named = files_named_in(scope, "text", st)
             if len(named) >= 2 and args.get("text") in named:
                 return "text", named  # "sentiment of review1.txt, review2.txt"
-            given = _given_files("text", st)
+            given = given_files("text", st)
             if each and len(given) >= 2 and args.get("text") in given:
                 return "text", given  # "summarise each of these two drafts"
             # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
@@ -307,19 +276,19 @@ class OfflinePlanner:
             return texts[0], group
         if each and not files and len(texts) == 1:
             # "caption a.jpg, transcribe b.wav, then read both aloud": each result nothing has read yet
-            read = _values_read(st)
+            read = values_read(st)
             unread = [placeholder(n.id) for n in st.nodes if "text" in n.outputs and placeholder(n.id) not in read]
             if len(unread) >= 2 and args.get(texts[0]) in unread:
                 return texts[0], unread
         return None, []
 
-    def _push_or_get_asr(self, st: _State, audio: str, pos: int) -> _Node:
+    def _push_or_get_asr(self, st: PlanState, audio: str, pos: int) -> PlanNode:
         for n in st.nodes:
             if n.task in ("automatic-speech-recognition", "audio-classification") and n.args.get("audio") == audio:
                 return n
         return st.nodes[self._bridge(st, "automatic-speech-recognition", "audio", audio, pos)]
 
-    def _bridge(self, st: _State, reader: str, kind: str, src: str, pos: int) -> int:
+    def _bridge(self, st: PlanState, reader: str, kind: str, src: str, pos: int) -> int:
         """A reading step (speech or image to text) that a text task needs first; made once.
 
         The words name the reader: for an image, its label(s) -> classification, the objects ->
@@ -345,15 +314,15 @@ class OfflinePlanner:
             st.bridges[reader] = self._push(st, reader, {kind: src}, pos).id
         return st.bridges[reader]
 
-    def _push(self, st: _State, task: str, args: dict[str, str], pos: int) -> _Node:
+    def _push(self, st: PlanState, task: str, args: dict[str, str], pos: int) -> PlanNode:
         same = next((n for n in st.nodes if n.task == task and n.args == args), None)
         if same is not None:  # the same step on the same input (a reading step made earlier)
             return same
-        node = _Node(len(st.nodes), task, args, _outputs(task), pos)
+        node = PlanNode(len(st.nodes), task, args, _outputs(task), pos)
         st.nodes.append(node)
         return node
 
-    def _file_input(self, kind: str, d: Detection, st: _State, clause: Span, parallel: bool, later: set[str]) -> str | None:
+    def _file_input(self, kind: str, d: Detection, st: PlanState, clause: Span, parallel: bool, later: set[str]) -> str | None:
         r = st.reading
         own = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
         prod = st.producer(kind)
@@ -362,14 +331,14 @@ class OfflinePlanner:
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):
             return attachment_named(own[0].text, kind, st.attachments)
         if prod and means_original(clause.text):
-            att = _nearest_file(kind, d.start, st)
+            att = nearest_file(kind, d.start, st)
             if att:  # "..., and caption the original photo": the file given, not what was made of it
                 return att
         if prod and prod.task == "text-to-speech":
-            unread = [f for f in _given_files(kind, st) if f not in _values_read(st)]
+            unread = [f for f in given_files(kind, st) if f not in values_read(st)]
             if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
                 return unread[0]  # (not for every made picture or sound: TaskBench's chains read those)
-        if (prod and asks_more_of_given(clause.text) and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in _given_files(kind, st)
+        if (prod and asks_more_of_given(clause.text) and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in given_files(kind, st)
                 and r.sentence_of(prod.pos).start == r.sentence_of(d.start).start):
             # one more step on the file the step before in the sentence read (a map or a cut-out is
             # not the photo); a new sentence ("Also, ...") may go on from the result
@@ -378,7 +347,7 @@ class OfflinePlanner:
             return prod.args.get(kind) or placeholder(prod.id)  # the picture that step read, else the one it made
         if prod and not parallel:
             return placeholder(prod.id)
-        att = _nearest_file(kind, d.start, st)
+        att = nearest_file(kind, d.start, st)
         if att:
             return att
         if prod:
@@ -387,7 +356,7 @@ class OfflinePlanner:
             return "defer"
         return None
 
-    def _text_input(self, d: Detection, st: _State, clause: Span, backref: bool, parallel: bool, later: set[str], dry: bool, allow_quote_question: bool = True) -> str | None:
+    def _text_input(self, d: Detection, st: PlanState, clause: Span, backref: bool, parallel: bool, later: set[str], dry: bool, allow_quote_question: bool = True) -> str | None:
         r = st.reading
         own_quotes = [i for i, q in enumerate(r.quotes) if clause.start <= q.start < clause.end and i not in st.used_quotes]
         if not allow_quote_question:
@@ -423,7 +392,7 @@ class OfflinePlanner:
         meant = _named_producer(d, st, clause, prod)
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task != "sentence-similarity" and means_original(_step_words(d, st, clause)) and (given := _given_words(st)):
+        if prod and d.task != "sentence-similarity" and means_original(_step_words(d, st, clause)) and (given := given_words(st)):
             # "rewrite it politely, and tell me whether the original is negative": the words given
             # (a comparison reads the result first and the original as its second text)
             return given
@@ -431,7 +400,7 @@ class OfflinePlanner:
             return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
-        text_file = _nearest_file("text", d.start, st)
+        text_file = nearest_file("text", d.start, st)
         if text_file:
             return text_file
         if d.task in CONTENT_TASKS and not prod and "text" in later and _reader_follows(d, st):
@@ -439,7 +408,7 @@ class OfflinePlanner:
         if d.task in CONTENT_TASKS:
             for kind, reader in (("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
                 if self.detector.says(r, d.start, kind) and (not prod or parallel):
-                    src = _nearest_file(kind, d.start, st)
+                    src = nearest_file(kind, d.start, st)
                     if src:
                         return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
                     if not dry and asks_for_file(kind, st.reading, st.attachments, clause, self.kb.media_words):
@@ -461,7 +430,7 @@ class OfflinePlanner:
             if r.subject:
                 return r.subject
             for kind, reader in (("image", "image-to-text"), ("audio", "automatic-speech-recognition")):
-                src = _nearest_file(kind, d.start, st, before_only=True)
+                src = nearest_file(kind, d.start, st, before_only=True)
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
@@ -469,19 +438,19 @@ class OfflinePlanner:
             return inline_subject(d.task, clause.text) if d.task != "question-answering" else None
         if d.task == "text-to-video" and not prod and self.detector.says(r, d.start, "image"):
             # "turn this photo of a quote into a video": the video is made from what the image says
-            src = _nearest_file("image", d.start, st, before_only=True)
+            src = nearest_file("image", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "image-to-text", "image", src, d.start))
         if d.task in ("text-to-image", "text-to-video") and not prod and re.search(
             r"\b(?:these|those|its|the detected|the identified|the recognized) (?:objects|items|elements|things)\b", clause.text, re.I
         ):
             # "a new image with just these objects" (the objects of a photo): find them first
-            src = _nearest_file("image", d.start, st, before_only=True)
+            src = nearest_file("image", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "object-detection", "image", src, d.start))
         if d.task in ("text-to-image", "text-to-video") and not prod:
             # "visualize the scene I described in this recording": the speech is the description
-            src = _nearest_file("audio", d.start, st, before_only=True)
+            src = nearest_file("audio", d.start, st, before_only=True)
             if src:
                 return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
         if r.subject or d.task == "conversational":
@@ -490,7 +459,7 @@ class OfflinePlanner:
             return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
         return picture_prompt(clause.text) if d.task in ("text-to-image", "text-to-video") else prompt_text(clause.text)
 
-    def _question(self, d: Detection, st: _State, clause: Span, sentence: Span) -> str:
+    def _question(self, d: Detection, st: PlanState, clause: Span, sentence: Span) -> str:
         r = st.reading
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text.rstrip().endswith("?"):
@@ -511,9 +480,9 @@ class OfflinePlanner:
                 return tidy_question(s)
         return tidy_question(question_asked(clause.text))  # the user's words (a quoted question is kept as written)
 
-    def _second_text(self, d: Detection, st: _State, clause: Span, first: str) -> str | None:
+    def _second_text(self, d: Detection, st: PlanState, clause: Span, first: str) -> str | None:
         r = st.reading
-        if means_original(clause.text) and first.startswith("<GENERATED>") and (given := _given_words(st)):
+        if means_original(clause.text) and first.startswith("<GENERATED>") and (given := given_words(st)):
             return given  # "compare the summary with the original": the words given, though a step read them
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:
@@ -527,13 +496,13 @@ class OfflinePlanner:
             return placeholder(earlier[-1].id)
         return self._unread_file(st, d.start, taken=first)
 
-    def _unread_file(self, st: _State, pos: int, taken: str | None = None) -> str | None:
+    def _unread_file(self, st: PlanState, pos: int, taken: str | None = None) -> str | None:
         """The other side of a comparison when it is a given file no step has read yet ("does what
         I said in this voice memo match my note in the photo?", "do the two scanned pages say the
         same?"): a text file as it is, a recording or an image through its own reading step."""
-        used = _values_read(st) | {taken}
+        used = values_read(st) | {taken}
         for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
-            for src in _text_files(st) if kind == "text" else _given_files(kind, st):
+            for src in text_files(st) if kind == "text" else given_files(kind, st):
                 if src in used:
                     continue
                 if reader is None:
@@ -541,13 +510,13 @@ class OfflinePlanner:
                 return placeholder(self._push(st, reader, {kind: src}, pos).id)
         return None
 
-    def _add_guided(self, d: Detection, st: _State, later: set[str], dry: bool) -> str:
+    def _add_guided(self, d: Detection, st: PlanState, later: set[str], dry: bool) -> str:
         r = st.reading
         window = r.text[d.start : d.end]
         kind = control_kind(window, r.text)
         control = next((n for n in st.nodes if n.task == f"{kind}-control"), None)
         if control is None:
-            src = _nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)
+            src = nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)
             if src is None:
                 if "image" in later:
                     return "defer"
@@ -559,7 +528,7 @@ class OfflinePlanner:
             # "the pose of both dancers, then a robot in each pose", "openpose a.jpg, b.jpg": one
             # map and one image per photo
             sentence = r.sentence_of(d.start)
-            named, given = _files_named_in([sentence], "image", st), _given_files("image", st)
+            named, given = files_named_in([sentence], "image", st), given_files("image", st)
             each = named if len(named) >= 2 else given if not named and EACH_RE.search(sentence.text) else []
             sources = each if len(each) >= 2 and src in each else [src]
             controls = [self._push(st, f"{kind}-control", {"image": f}, d.start) for f in sources]
@@ -573,7 +542,7 @@ class OfflinePlanner:
             self._push(st, f"{kind}-text-to-image", {"text": quotes[0] if quotes else picture_prompt(clause.text, guided=True), "image": placeholder(control.id)}, d.start)
         return "ok"
 
-    def _validate(self, st: _State) -> PlanCheck:
+    def _validate(self, st: PlanState) -> PlanCheck:
         items = [{"task": n.task, "id": n.id, "dep": _uses(n.args), "args": n.args} for n in st.nodes]
         check = validate_plan(items, _plan_attachments(st), source="offline")
         tries = 0
@@ -597,12 +566,7 @@ def _uses(args: dict[str, str]) -> list[int]:
     return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
 
 
-def _values_read(st: _State) -> set[str]:
-    """Every argument the steps so far read (files, texts, earlier results)."""
-    return {v for n in st.nodes for v in n.args.values()}
-
-
-def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) -> _Node | None:
+def _named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | None) -> PlanNode | None:
     """The earlier step whose text the clause names ("the transcript", "the caption") when that is
     not the last text made (``prod``); never the step's own kind of result."""
     words = _step_words(d, st, clause)
@@ -623,7 +587,7 @@ def _named_producer(d: Detection, st: _State, clause: Span, prod: _Node | None) 
     return None
 
 
-def _step_words(d: Detection, st: _State, clause: Span) -> str:
+def _step_words(d: Detection, st: PlanState, clause: Span) -> str:
     """The words of the clause that are about step ``d``: from ``d`` on, where the clause holds an
     earlier step too ("translate that description into German and read it out"), since the words
     before it name what the earlier one reads."""
@@ -632,23 +596,11 @@ def _step_words(d: Detection, st: _State, clause: Span) -> str:
     return clause.text
 
 
-def _given_words(st: _State) -> str | None:
-    """The text the request came with: its first quote, else its first text file (not a table)."""
-    if st.reading.quotes:
-        return st.reading.quotes[0].text
-    return next(iter(_text_files(st)), None)
-
-
-def _text_files(st: _State) -> list[str]:
-    """The text files given that are not tables."""
-    return [f for f in _given_files("text", st) if not f.lower().endswith(TABLE_EXTS)]
-
-
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
     return PlanCheck(Plan([], "offline", [*(more or []), note]))
 
 
-def _reader_follows(d: Detection, st: _State) -> bool:
+def _reader_follows(d: Detection, st: PlanState) -> bool:
     """A step later in the same sentence reads a file into text (what ``d`` should work on)."""
     sent = st.reading.sentence_of(d.start)
     return any(
@@ -658,61 +610,15 @@ def _reader_follows(d: Detection, st: _State) -> bool:
     )
 
 
-def _plan_attachments(st: _State) -> list[Attachment]:
+def _plan_attachments(st: PlanState) -> list[Attachment]:
     return st.attachments
-
-
-def _files_named_in(spans: list[Span], kind: str, st: _State, tables: bool = False) -> list[str]:
-    """The given files of ``kind`` (``tables``: only table files) that these spans name, once each
-    (by name: "the other pic" and "the price list" may belong to two steps of one clause)."""
-    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files
-             if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans) and (f.start, f.end) not in st.pointed
-             and (not tables or f.text.lower().endswith(TABLE_EXTS))]
-    return list(dict.fromkeys(v for v in named if v))
-
-
-def _given_files(kind: str, st: _State) -> list[str]:
-    """The files of ``kind`` given with the request, once each: those it names (in its order),
-    then attached ones it does not name."""
-    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files if kind_of(f.text) == kind]
-    return list(dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]))
-
-
-def _table_file(st: _State) -> str | None:
-    """A table file (CSV/TSV) named in the request or attached, for tabular-classification."""
-    return next(iter(_table_files(st)), None)
-
-
-def _table_files(st: _State) -> list[str]:
-    """The table files (CSV/TSV, workbooks) named in the request or attached, once each."""
-    named = [attachment_named(f.text, "text", st.attachments) for f in st.reading.files if f.text.lower().endswith(TABLE_EXTS)]
-    attached = [str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS]
-    return list(dict.fromkeys([v for v in named if v] + attached))
-
-
-def _nearest_file(kind: str, pos: int, st: _State, before_only: bool = False) -> str | None:
-    """The file of ``kind`` named closest before ``pos`` (else after), else the first attached
-    that the request does not name (``before_only``: never one named after ``pos``)."""
-    named = [f for f in st.reading.files if kind_of(f.text) == kind]
-    before = [f for f in named if f.start <= pos]
-    pick = before[-1] if before else (named[0] if named and not before_only else None)
-    if before_only and named and not before:
-        return None
-    if pick is not None:
-        v = attachment_named(pick.text, kind, st.attachments)
-        if v:
-            return v
-    for a in st.attachments:
-        if a.kind == kind:
-            return str(a.path)
-    return None
 
 
 #: Image words that name what a picture shows or holds, not the picture ("remove the table")
 _NOT_PICTURES = {"table", "document", "scene", "visual", "segment", "segmented", "segments", "scanned", "jpg", "png"}
 
 
-def _own_instruction(d: Detection, st: _State, image: str, ci: int, picture_words: frozenset[str]) -> dict[str, str]:
+def _own_instruction(d: Detection, st: PlanState, image: str, ci: int, picture_words: frozenset[str]) -> dict[str, str]:
     """An edit made once per photo, each named in a clause of its own with its own words ("make
     a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
     if d.task != "image-to-image" or not d.instruction:

@@ -1,0 +1,109 @@
+"""The plan the offline planner is building (its steps so far, what they read) and the files a step
+can be given: named in the request or attached, tables apart, the one nearest a step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..media import Attachment, kind_of
+from ..pipeline.plan import TABLE_EXTS
+from .detect import Detection
+from .extract import RequestReading, Span
+from .spoken_source import attachment_named
+
+
+@dataclass
+class PlanNode:
+    """A step of the plan being built: what it reads, what kinds it makes, where it was asked for."""
+
+    id: int
+    task: str
+    args: dict[str, str]
+    outputs: tuple[str, ...]
+    pos: int
+
+
+@dataclass
+class PlanState:
+    """The plan being built: nodes so far and which resources they used."""
+
+    reading: RequestReading
+    attachments: list[Attachment]
+    nodes: list[PlanNode] = field(default_factory=list)
+    used_quotes: set[int] = field(default_factory=set)
+    bridges: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    pending: list[Detection] = field(default_factory=list)
+    fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
+    stepless: set[int] = field(default_factory=set)  # clauses where no step was found
+    pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
+    missing: list[str] = field(default_factory=list)  # kinds of file a step needed and none was given
+
+    def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> PlanNode | None:
+        for n in reversed(self.nodes):
+            if kind in n.outputs and (exclude is None or n.id not in exclude):
+                return n
+        return None
+
+
+def values_read(st: PlanState) -> set[str]:
+    """Every argument the steps so far read (files, texts, earlier results)."""
+    return {v for n in st.nodes for v in n.args.values()}
+
+
+def given_words(st: PlanState) -> str | None:
+    """The text the request came with: its first quote, else its first text file (not a table)."""
+    if st.reading.quotes:
+        return st.reading.quotes[0].text
+    return next(iter(text_files(st)), None)
+
+
+def text_files(st: PlanState) -> list[str]:
+    """The text files given that are not tables."""
+    return [f for f in given_files("text", st) if not f.lower().endswith(TABLE_EXTS)]
+
+
+def files_named_in(spans: list[Span], kind: str, st: PlanState, tables: bool = False) -> list[str]:
+    """The given files of ``kind`` (``tables``: only table files) that these spans name, once each
+    (by name: "the other pic" and "the price list" may belong to two steps of one clause)."""
+    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files
+             if kind_of(f.text) == kind and any(c.start <= f.start < c.end for c in spans) and (f.start, f.end) not in st.pointed
+             and (not tables or f.text.lower().endswith(TABLE_EXTS))]
+    return list(dict.fromkeys(v for v in named if v))
+
+
+def given_files(kind: str, st: PlanState) -> list[str]:
+    """The files of ``kind`` given with the request, once each: those it names (in its order),
+    then attached ones it does not name."""
+    named = [attachment_named(f.text, kind, st.attachments) for f in st.reading.files if kind_of(f.text) == kind]
+    return list(dict.fromkeys([v for v in named if v] + [str(a.path) for a in st.attachments if a.kind == kind]))
+
+
+def table_file(st: PlanState) -> str | None:
+    """A table file (CSV/TSV) named in the request or attached, for tabular-classification."""
+    return next(iter(table_files(st)), None)
+
+
+def table_files(st: PlanState) -> list[str]:
+    """The table files (CSV/TSV, workbooks) named in the request or attached, once each."""
+    named = [attachment_named(f.text, "text", st.attachments) for f in st.reading.files if f.text.lower().endswith(TABLE_EXTS)]
+    attached = [str(a.path) for a in st.attachments if a.path.suffix.lower() in TABLE_EXTS]
+    return list(dict.fromkeys([v for v in named if v] + attached))
+
+
+def nearest_file(kind: str, pos: int, st: PlanState, before_only: bool = False) -> str | None:
+    """The file of ``kind`` named closest before ``pos`` (else after), else the first attached
+    that the request does not name (``before_only``: never one named after ``pos``)."""
+    named = [f for f in st.reading.files if kind_of(f.text) == kind]
+    before = [f for f in named if f.start <= pos]
+    pick = before[-1] if before else (named[0] if named and not before_only else None)
+    if before_only and named and not before:
+        return None
+    if pick is not None:
+        v = attachment_named(pick.text, kind, st.attachments)
+        if v:
+            return v
+    for a in st.attachments:
+        if a.kind == kind:
+            return str(a.path)
+    return None
