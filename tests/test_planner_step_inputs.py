@@ -80,6 +80,9 @@ def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     ("draw whatever this song describes, after you transcribe it", ["draw whatever this song describes", "after you transcribe it"]),
     # a plus between two terse commands
     ("who is speaking + what language, memo.wav", ["who is speaking +", "what language, memo.wav"]),
+    # an inverted question after ", and"
+    ('who does this note mention, and is it angry or calm: "tell Ana the van is late"',
+     ["who does this note mention", 'is it angry or calm: "tell Ana the van is late"']),
 ])
 def test_commands_listed_with_commas_are_steps_of_their_own(request_text, clauses):
     """A list of commands ("do A, do B, then C"), where the small parser makes one command the

@@ -144,16 +144,24 @@ def _step_before(doc: Any, i: int) -> bool:
     return verb is not None and verb.pos_ == "VERB" and verb.tag_ in ("VBG", "VB", "VBP")
 
 
+#: Finite forms an inverted question starts with ("is this ...", "does it ...", "can you ..."), and
+#: the words that can be its subject
+_FINITE = {"VBZ", "VBP", "VBD", "MD"}
+_SUBJECTS = {"PRON", "DET", "PROPN", "NOUN"}
+
+
 def _joins_command(doc: Any, i: int) -> bool:
-    """Whether token ``i`` is a coordinator after a comma with a bare verb or a question word behind
-    it, fillers aside: ", and say it out loud", ", and oh, what breed is she" (a new step, whatever
-    the parser attached it to)."""
+    """Whether token ``i`` is a coordinator after a comma with a bare verb, a question word or an
+    inverted question behind it, fillers aside: ", and say it out loud", ", and oh, what breed is
+    she", "who's named here, and is this good news or bad" (a new step, whatever the parser
+    attached it to)."""
     if not (0 < i < len(doc) - 1 and doc[i].dep_ == "cc" and doc[i - 1].text == ","):
         return False
     k = i + 1
     while k < len(doc) - 1 and (doc[k].pos_ in ("INTJ", "PUNCT") or doc[k].lower_ in ("also", "then", "btw")):
         k += 1
-    return doc[k].tag_ == "VB" and doc[k].pos_ == "VERB" or doc[k].tag_ in ("WP", "WRB", "WDT")
+    asks = k + 1 < len(doc) and doc[k].pos_ == "AUX" and doc[k].tag_ in _FINITE and doc[k + 1].pos_ in _SUBJECTS
+    return asks or doc[k].tag_ == "VB" and doc[k].pos_ == "VERB" or doc[k].tag_ in ("WP", "WRB", "WDT")
 
 
 def _starts_command(doc: Any, i: int) -> bool:
