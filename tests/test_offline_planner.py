@@ -105,6 +105,20 @@ def test_a_control_map_named_by_its_short_name(planner, files, request_text, exp
     assert tasks_of(planner.plan(request_text, [files["photo.jpg"]])) == expected
 
 
+def test_a_map_named_by_its_own_name_is_made_where_the_model_finds_no_step(files):
+    """"canny pls" with a photo: when the model is sure of nothing (here: its threshold raised out of
+    reach), a picture given with a map's own name still asks for that map; a picture with no such
+    word asks for nothing the planner can tell."""
+    from dataclasses import replace
+
+    from jarvis_desktop.planning.learned import shipped_model
+
+    unsure = OfflinePlanner(model=replace(shipped_model(), threshold=100.0))
+    assert tasks_of(unsure.plan("canny pls", [files["photo.jpg"]])) == ["canny-control"]
+    assert tasks_of(unsure.plan("openpose pls", [files["photo.jpg"]])) == ["openpose-control"]
+    assert tasks_of(unsure.plan("this one pls", [files["photo.jpg"]])) == []
+
+
 def test_guided_generation_uses_a_control_map(planner, files):
     check = planner.plan("Generate a picture of an astronaut in the same pose as the person in my photo.", [files["photo.jpg"]])
     assert tasks_of(check) == ["openpose-control", "openpose-text-to-image"]

@@ -21,7 +21,7 @@ from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability,
                            tells_what_happened)
-from .detect import SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
+from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
@@ -145,6 +145,10 @@ class LearnedDetector(Detector):
                          and not says_what_it_holds(seg.tokens))
             if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE or half_sure:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
+            elif CONTROL in m.labels and "image" in given_kinds(reading, attachments) and named_control_map(reading.text, CONTROL_WORDS):
+                # "M-LSD lines, warehouse.jpg": a map named by its own name, of a picture given
+                c = m.labels.index(CONTROL)
+                found.append((int(P[:, c].argmax()), c, CONTROL))
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
