@@ -107,12 +107,11 @@ def use_indexed_ruler(nlp: Any) -> bool:
 
     if "attribute_ruler" not in nlp.pipe_names:
         return False
-    try:
-        IndexedAttributeRuler(nlp.get_pipe("attribute_ruler"))
-    except (ValueError, ImportError):  # an unhandled pattern, or a spaCy without set_token_attrs
-        return False
     if not Language.has_factory(_FACTORY):
         Language.factory(_FACTORY, func=lambda nlp, name: IndexedAttributeRuler(nlp.get_pipe("attribute_ruler")))
-    nlp.add_pipe(_FACTORY, before="attribute_ruler")
+    try:  # the ruler is built once, here; nothing is added when it cannot be
+        nlp.add_pipe(_FACTORY, before="attribute_ruler")
+    except (ValueError, ImportError):  # an unhandled pattern, or a spaCy without set_token_attrs
+        return False
     nlp.remove_pipe("attribute_ruler")
     return True

@@ -61,8 +61,9 @@ def makers_of_named_results(found: list[tuple[int, int, str]], P: np.ndarray, vi
         for makers in named_results(views[i].span.text, made=True):
             if labels & set(makers) or (makers == ANSWER_MAKERS and labels - _NOT_ANSWERS):
                 continue
-            p, k, task = max((float(P[k, m.labels.index(t)]), k, t) for t in makers if t in m.labels for k in range(i + 1))
-            if p >= floor:
+            p, k, task = max(((float(P[k, m.labels.index(t)]), k, t) for t in makers if t in m.labels for k in range(i + 1)),
+                             default=(0.0, 0, ""))
+            if task and p >= floor:
                 out.append((k, m.labels.index(task), task))
                 labels.add(task)
     return out

@@ -482,7 +482,7 @@ class OfflinePlanner:
 
     def _second_text(self, d: Detection, st: PlanState, clause: Span, first: str) -> str | None:
         r = st.reading
-        if means_original(clause.text) and first.startswith("<GENERATED>") and (given := given_words(st)):
+        if means_original(_step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := given_words(st)):
             return given  # "compare the summary with the original": the words given, though a step read them
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:
