@@ -306,3 +306,26 @@ def test_a_text_the_clause_says_is_given_is_read_out_not_written(request_text, t
     assert tasks_of(check) == tasks
     if tasks == ["text-to-speech"]:
         assert check.plan.tasks[0].args["text"] == "The fog comes on little cat feet"
+
+
+def test_a_new_picture_or_video_a_clause_says_to_make_names_its_step():
+    """"..., then produce a fresh illustration from what you found": the thing a making verb makes
+    names the step, though the model, reading "what you found", is unsure of it. A thing already
+    there ("make the chart brighter") or a made thing with no medium ("generate a poem") names none."""
+    detector = LearnedDetector()
+    m = detector.model
+    det, t2i, t2v = (m.labels.index(x) for x in ("object-detection", "text-to-image", "text-to-video"))
+
+    def steps_added(second_clause: str) -> list[tuple[int, int, str]]:
+        seg, views, P = detector.scores(read_request("find every bird in feeder.jpg. " + second_clause), [])
+        assert len(views) == 2
+        P[:] = 0.01
+        P[0, det], P[1, det] = 0.9, 0.12  # under the bar of a clause's own step
+        P[1, t2i] = P[1, t2v] = m.threshold * FALLBACK_SHARE + 0.01
+        return _unclaimed_clause_steps([(0, det, "object-detection")], P, views, m, seg, detector.kb.media_words)
+
+    assert steps_added("then produce a fresh illustration from what you found") == [(1, t2i, "text-to-image")]
+    assert steps_added("then put the birds you found in a newly made poster") == [(1, t2i, "text-to-image")]
+    assert steps_added("after that, create a short clip from those birds") == [(1, t2v, "text-to-video")]
+    assert steps_added("then make the picture brighter around them") == []
+    assert steps_added("then generate a poem about them") == []

@@ -43,3 +43,34 @@ def names_a_thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> boo
 
 #: The word after a thing to make that says what it is of ("poem about cats", "haiku on fog")
 _ABOUT = {"of", "about", "abt", "on", "showing", "with", "for", "to"}
+
+
+#: Verbs that make a new thing; the thing they make names the step ("generate images from the labels")
+_MAKING_VERBS = {"generate", "create", "make", "produce", "render", "draw", "paint", "compose", "design", "craft"}
+#: New media by the kind a step makes ("a newly generated image", "create a short clip")
+_NEW_MEDIA = {
+    "image": {"image", "picture", "illustration", "drawing", "painting", "artwork", "poster", "graphic", "visual", "photo"},
+    "video": {"video", "clip", "animation", "film", "movie"},
+    "audio": {"speech", "audio", "narration", "voiceover"},
+}
+#: Words that say a thing is already there, not made ("make the picture brighter")
+_GIVEN_DETERMINERS = {"the", "this", "that", "these", "those", "my", "your", "its", "their", "our", "his", "her"}
+
+
+def media_made(tokens: list) -> set[str]:
+    """The kinds of media a clause says are to be made: a making verb then a new thing ("generate
+    images from the labels", "create a short video"), or a thing called made ("in a newly generated
+    image"). A definite or possessive word before the thing says it exists already."""
+    kinds: set[str] = set()
+    for n, t in enumerate(tokens):
+        if t.lemma not in _MAKING_VERBS:
+            continue
+        participle = t.tag == "VBN" and t.dep == "amod"
+        for u in tokens[n + 1 : n + 5]:
+            kind = next((k for k, words in _NEW_MEDIA.items() if u.lemma in words), None)
+            if kind and u.pos == "NOUN":
+                kinds.add(kind)
+                break
+            if u.lower in _GIVEN_DETERMINERS or u.pos not in ("DET", "ADJ", "ADV", "NUM") or participle and u.pos != "ADJ":
+                break
+    return kinds

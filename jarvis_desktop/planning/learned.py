@@ -25,14 +25,14 @@ from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
-from .imperatives import gives_a_command, names_a_thing_to_make
+from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import captions_to_speak, makers_of_missing_media, makers_of_named_results
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
-from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, media_input
+from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input
 from .step_order import in_run_order
 from .step_words import ASKING_VERBS
 from .stepmodel import StepModel
@@ -467,9 +467,10 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             continue  # not an action: a file or text the user has, a question without a verb
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
+        made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS}
 
         def named_by_verb(k: int) -> bool:
-            return any(_names_task(w, m.labels[k]) for w in naming)
+            return m.labels[k] in made or any(_names_task(w, m.labels[k]) for w in naming)
 
         named = [k for k in np.argsort(-P[i]) if k not in labels and named_by_verb(k)]
         if named and not (j in labels and named_by_verb(j)):

@@ -9,16 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..media import Attachment
-from ..task_types import TASK_TYPES
 from .detect import given_kinds
 from .extract import RequestReading
 from .result_refs import ANSWER_MAKERS, named_results
-from .step_labels import CONTROL, IMAGE_MAKERS, media_input, media_output
+from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .stepmodel import StepModel
-
-
-#: The steps that make a medium from words alone, by the kind they make (text-to-image, -speech, -video)
-_MAKERS = {spec.output: name for name, spec in TASK_TYPES.items() if spec.inputs == ("text",) and spec.output != "text"}
 
 
 def makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
@@ -31,7 +26,7 @@ def makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m:
     out: list[tuple[int, int, str]] = []
     for i, _, label in sorted(found):
         kind = media_input(label)
-        maker = _MAKERS.get(kind or "")
+        maker = TEXT_MAKERS.get(kind or "")
         if kind in have or maker not in m.labels:
             continue
         j = m.labels.index(maker)

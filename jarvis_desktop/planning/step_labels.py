@@ -10,6 +10,8 @@ from ..task_types import TASK_TYPES
 EDIT, CONTROL, GUIDED = "image-editing", "control", "guided"
 #: Steps that make a new picture (not a map or a mask of one)
 IMAGE_MAKERS = {"text-to-image", "image-to-image", EDIT, GUIDED}
+#: The steps that make a medium from words alone, by the kind they make (text-to-image, -speech, -video)
+TEXT_MAKERS = {spec.output: name for name, spec in TASK_TYPES.items() if spec.inputs == ("text",) and spec.output != "text"}
 
 
 def media_output(label: str) -> str | None:
