@@ -12,7 +12,8 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, FALLBACK_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _unclaimed_clause_steps, _without_rivals, shipped_model)
+                                             _named_by_task_name, _unclaimed_clause_steps, _without_rivals,
+                                             shipped_model)
 from jarvis_desktop.planning.named_makers import makers_of_named_results
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
@@ -329,3 +330,23 @@ def test_a_new_picture_or_video_a_clause_says_to_make_names_its_step():
     assert steps_added("after that, create a short clip from those birds") == [(1, t2v, "text-to-video")]
     assert steps_added("then make the picture brighter around them") == []
     assert steps_added("then generate a poem about them") == []
+
+
+def test_a_step_asked_for_by_its_task_name_is_planned():
+    """"..., then with visual question answering tell me which one is the oldest": the task's own
+    name asks for it, though the model is unsure of it; the longer name is not also read as the
+    shorter one inside it ("question answering")."""
+    detector = LearnedDetector()
+    m = detector.model
+    vqa, tok = (m.labels.index(x) for x in ("visual-question-answering", "token-classification"))
+    seg, views, P = detector.scores(read_request("caption the statues in hall.jpg, then with visual question "
+                                                 "answering tell me which one is the oldest"), [])
+    assert len(views) == 2
+    P[:] = m.threshold * FALLBACK_SHARE + 0.01
+    assert _named_by_task_name([], P, views, m) == [(1, vqa, "visual-question-answering")]
+    assert _named_by_task_name([(1, vqa, "visual-question-answering")], P, views, m) == []  # planned already
+    P[1, vqa] = 0.0  # the model does not read it there at all
+    assert _named_by_task_name([], P, views, m) == []
+    seg, views, P = detector.scores(read_request("tag the place names in this memo using token-classification"), [])
+    P[:] = m.threshold * FALLBACK_SHARE + 0.01
+    assert _named_by_task_name([], P, views, m) == [(0, tok, "token-classification")]

@@ -152,6 +152,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
+        found += _named_by_task_name(found, P, views, m)
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
@@ -582,6 +583,29 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
         if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
             drop.add((i, j))
     return [f for f in found if (f[0], f[1]) not in drop]
+
+
+@lru_cache(maxsize=4)
+def _task_name_patterns(labels: tuple[str, ...]) -> list[tuple[re.Pattern, int]]:
+    """The tasks with a name of two words or more ("depth estimation", "text-to-speech"), longest
+    first, so "visual question answering" is not also read as "question answering"."""
+    named = [(label.split("-"), j) for j, label in enumerate(labels) if label.count("-") >= 1 and label in TASK_TYPES]
+    return [(re.compile(r"\b" + r"[\s-]+".join(words) + r"\b", re.I), j) for words, j in sorted(named, key=lambda x: -len(x[0]))]
+
+
+def _named_by_task_name(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel) -> list[tuple[int, int, str]]:
+    """A step the request asks for by its task's own name ("..., and through visual question
+    answering, find the main object"), where the model reads it at all (the fallback's bar)."""
+    labels = {j for _, j, _ in found}
+    out = []
+    for i, view in enumerate(views):
+        text = view.span.text
+        for rx, j in _task_name_patterns(tuple(m.labels)):
+            text, hits = rx.subn(" ", text)
+            if hits and j not in labels and P[i, j] >= m.threshold * FALLBACK_SHARE:
+                out.append((i, j, m.labels[j]))
+                labels.add(j)
+    return out
 
 
 def _names_task(lemma: str, label: str) -> bool:
