@@ -135,6 +135,9 @@ def test_a_made_picture_is_described_aloud(planner):
     ("turn my photo street_at_noon.png into a night scene with lanterns", "street_at_noon.png",
      "Turn it into a night scene with lanterns"),
     ("make the sky in this photo look stormy", "sky.jpg", "Make the sky in it look stormy"),  # the sky stays
+    # the help asked for is not part of the edit
+    ("could you help me turn the lawn in garden.jpg brown, like in a drought", "garden.jpg",
+     "Turn the lawn in it brown, like in a drought"),
 ])
 def test_an_edit_calls_its_picture_it(planner, tmp_path, request_text, file, words):
     """The editing model is given the picture; its name or "my photo" in the instruction only blurs it."""

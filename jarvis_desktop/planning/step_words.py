@@ -78,6 +78,7 @@ def instruction(text: str, start: int, clause: Span, image_words: frozenset[str]
     the picture itself, and a file's name or "this photo" in its words only blurs them."""
     s = text[start : clause.end].strip(" ,.;?!")
     s = re.sub(r"^(?:(?:and|then|also|but)\b\s*)+", "", re.sub(r"\s+", " ", s), flags=re.I)
+    s = LEAD_RE.sub("", s) or s  # "help me change the sky to orange": the help is not the edit
     s = _picture_named(image_words).sub("it", s)
     return (s[0].upper() + s[1:]) if s else "Edit the image"
 
