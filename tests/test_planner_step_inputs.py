@@ -487,3 +487,11 @@ def test_the_same_picture_is_the_one_the_step_before_read_not_its_map(planner, t
     *_, depth, caption = check.plan.tasks
     assert (depth.task, caption.task) == ("depth-estimation", "image-to-text")
     assert caption.args["image"] == depth.args["image"]
+
+
+def test_all_of_a_counted_set_of_files_is_read_one_by_one(planner, tmp_path):
+    """"caption all 3 please": a number counts the files as "three" does, each one read."""
+    files = attach(tmp_path, "dunes.jpg", "oasis.jpg", "camel.jpg")
+    check = planner.plan("caption all 3 please", files)
+    assert tasks_of(check) == ["image-to-text"] * 3
+    assert sorted(t.args["image"] for t in check.plan.tasks) == sorted(str(f.path) for f in files)

@@ -41,7 +41,7 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: a list of names or places still is ("pull out the names, then write an invitation to them")
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
-EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my))\b", re.I)
+EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
 
