@@ -276,8 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--own-folds", action="store_true",
                     help="leave-one-author-out over our own training requests (bench/data/dev_requests_train.jsonl)")
     ap.add_argument("--no-compare", action="store_true", help="with --folds: skip the fit-on-all figures")
-    ap.add_argument("--edges-from", choices=("links", "args"), default="links",
-                    help="gold edges from task_links (TaskBench's scorer) or rebuilt from <node-j> arguments")
+    ap.add_argument("--edges-from", choices=("links", "args"), default="args",
+                    help="edges from <node-j> arguments (TaskBench's evaluate.py for the Hugging Face tools) or from task_links")
     a = ap.parse_args(argv)
     if not a.data.is_file():
         raise SystemExit(f"no data file at {a.data}; pass --data FILE.jsonl")

@@ -93,8 +93,22 @@ def test_edges_from_links_or_from_arguments():
     pred = {"task_nodes": gold["task_nodes"],
             "task_links": [link("Text-to-Image", "Image Segmentation"), link("Text-to-Image", "Depth Estimation")]}
     # from task_links: P = 1/2, R = 1 -> 66.67; rebuilt from <node-j>: both sides have both edges
-    assert score([(pred, gold, "dag")]).f1("edge") == pytest.approx(200 / 3)
-    assert score([(pred, gold, "dag")], links_from="args").f1("edge") == pytest.approx(100.0)
+    assert score([(pred, gold, "dag")], links_from="links").f1("edge") == pytest.approx(200 / 3)
+    assert score([(pred, gold, "dag")]).f1("edge") == pytest.approx(100.0)  # as TaskBench's evaluate.py reads them
+
+
+def test_a_node_referring_to_itself_is_no_argument_and_no_edge():
+    """Gold counting its nodes from 1: "<node-1>" in the second node means the first, which
+    TaskBench's scorer cannot know; it drops the argument, and so do we. A plan that gives the
+    caption the picture it made loses nothing for it."""
+    gold = {"task_nodes": [node("Text-to-Image", "a red kite"), node("Image-to-Text", "<node-1>")],
+            "task_links": [link("Text-to-Image", "Image-to-Text")]}
+    sets = sample_sets(gold)
+    assert sets["arg_value"] == {"Text-to-Image-text-a red kite"}
+    assert sets["edge"] == set()
+    pred = {"task_nodes": [node("Text-to-Image", "a red kite"), node("Image-to-Text", "<node-0>")],
+            "task_links": [link("Text-to-Image", "Image-to-Text")]}
+    assert score([(pred, gold, "chain")]).groups["overall"]["arg_value"].tp == 1
 
 
 def test_argument_type_and_value_f1():

@@ -148,11 +148,15 @@ def _args(node: dict[str, Any]) -> list[Any]:
     return a if isinstance(a, list) else [a]
 
 
-def sample_sets(sample: dict[str, Any], links_from: str = "links") -> dict[str, set[str]]:
+def sample_sets(sample: dict[str, Any], links_from: str = "args") -> dict[str, set[str]]:
     """The four string sets TaskBench compares for one plan (gold or predicted).
 
-    ``links_from='links'`` takes edges from ``task_links`` (how TaskBench's scorer reads them);
-    ``'args'`` rebuilds them from ``<node-j>`` arguments.
+    ``links_from='args'`` builds edges from the ``<node-j>`` arguments, as TaskBench's own scorer
+    (``evaluate.py``) does for tools that pass resources to each other, the Hugging Face domain
+    whose GPT-4 figures the issue quotes; ``'links'`` takes them from ``task_links`` instead.
+    A node's reference to itself is left out, as that scorer leaves it out: some gold plans count
+    their nodes from 1 ("<node-1>" in the second node meaning the first), and such an argument
+    names no input a plan could give.
     """
     nodes = [n for n in sample.get("task_nodes", []) if isinstance(n, dict)]
     names = [str(n.get("task", "")) for n in nodes]
@@ -164,7 +168,7 @@ def sample_sets(sample: dict[str, Any], links_from: str = "links") -> dict[str, 
                 s, t = str(link.get("source", "")), str(link.get("target", ""))
                 if s in TOOL_OUTPUT and t in TOOL_OUTPUT:
                     out["edge"].add(f"{s} -> {t}")
-    for name, node in zip(names, nodes):
+    for own, (name, node) in enumerate(zip(names, nodes)):
         if name not in TOOL_OUTPUT:
             continue
         for arg in _args(node):
@@ -172,8 +176,10 @@ def sample_sets(sample: dict[str, Any], links_from: str = "links") -> dict[str, 
                 continue
             arg = str(arg)
             refs = [int(j) for j in NODE_REF_RE.findall(arg)]
+            if refs and all(j == own for j in refs):
+                continue
             if refs:
-                for j in refs:
+                for j in (j for j in refs if j != own):
                     src = names[j] if 0 <= j < len(names) else ""
                     kind = TOOL_OUTPUT.get(src, "text")
                     out["arg_type"].add(f"{name}-{kind}")
@@ -218,7 +224,7 @@ class Scores:
     groups: dict[str, dict[str, Counts]] = field(default_factory=dict)
     samples: dict[str, int] = field(default_factory=dict)
 
-    def add(self, pred: dict[str, Any], gold: dict[str, Any], kind: str = "", links_from: str = "links") -> None:
+    def add(self, pred: dict[str, Any], gold: dict[str, Any], kind: str = "", links_from: str = "args") -> None:
         p, g = sample_sets(pred, links_from), sample_sets(gold, links_from)
         for group in ("overall", kind) if kind else ("overall",):
             counts = self.groups.setdefault(group, {m: Counts() for m in METRICS})
@@ -230,7 +236,7 @@ class Scores:
         return self.groups[group][metric].f1 if group in self.groups else 0.0
 
 
-def score(pairs: Iterable[tuple[dict[str, Any], dict[str, Any], str]], links_from: str = "links") -> Scores:
+def score(pairs: Iterable[tuple[dict[str, Any], dict[str, Any], str]], links_from: str = "args") -> Scores:
     """Score (prediction, gold, sample type) triples as TaskBench does."""
     s = Scores()
     for pred, gold, kind in pairs:
