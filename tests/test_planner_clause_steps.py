@@ -122,6 +122,11 @@ def test_asking_to_hear_a_recording_is_not_asking_for_speech(tmp_path):
     ("give me a verbal summary of notes.txt", True),
     ("save the poem as an mp3", True),
     ("summarise interview.m4a", True),  # an audio file is about sound: the classifier decides
+    # a word of sound that only says what a given recording is, not how the answer should come
+    ("write out the voice note for me", False),
+    ("type up this audio file, no rush", False),
+    ("turn the caption into a voice message", True),
+    ("make a voice note from the reply", True),
 ])
 def test_speech_is_planned_only_where_the_request_is_about_sound(request_text, spoken):
     """A text-to-speech step the classifier found is dropped when no word of the request is about

@@ -79,6 +79,24 @@ SOUND_WORDS = SPEAKING | HEARING | {
     "verbally", "audiobook", "podcast", "vocal", "talk", "ear", "play", "tts", "mp3", "wav"}
 
 
+#: Things recorded: a word of sound before one of them names what was given ("the voice memo",
+#: "this audio file"), not how the answer should come
+_RECORDINGS = {"memo", "note", "message", "recording", "file", "clip", "call", "mail", "track", "sample"}
+#: Words before a recording to be made ("into a voice message", "make a voice note")
+_MADE_AS = {"into", "as", "a", "an"}
+_MAKING = {"make", "create", "record", "generate", "produce", "send", "give"}
+
+
 def names_sound(toks: list) -> bool:
-    """Whether any token is a word of speech or hearing, or an audio file."""
-    return any(t.lemma in SOUND_WORDS or t.lower in SOUND_WORDS or kind_of(t.text) == "audio" for t in toks)
+    """Whether any token is a word of speech or hearing, or an audio file; not one that only says
+    what a recording is ("transcribe the voice memo for me")."""
+    return any((t.lemma in SOUND_WORDS or t.lower in SOUND_WORDS or kind_of(t.text) == "audio")
+               and not _names_a_given_recording(toks, k) for k, t in enumerate(toks))
+
+
+def _names_a_given_recording(toks: list, k: int) -> bool:
+    """The word at ``k`` only says what kind of recording a thing is ("the voice memo"), not one
+    to be made ("turn it into a voice message", "send it as an audio file", "make a voice note")."""
+    if not (toks[k].dep in ("compound", "amod") and k + 1 < len(toks) and toks[k + 1].lemma in _RECORDINGS):
+        return False
+    return not any(u.lower in _MADE_AS or u.lemma in _MAKING for u in toks[max(0, k - 3):k])
