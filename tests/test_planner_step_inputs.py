@@ -495,3 +495,16 @@ def test_all_of_a_counted_set_of_files_is_read_one_by_one(planner, tmp_path):
     check = planner.plan("caption all 3 please", files)
     assert tasks_of(check) == ["image-to-text"] * 3
     assert sorted(t.args["image"] for t in check.plan.tasks) == sorted(str(f.path) for f in files)
+
+
+def test_a_step_asked_of_each_file_reads_each_in_its_own_way(planner, tmp_path):
+    """"a short summary of each" with a recording and a text file: the text as it is, the
+    recording through its transcript; "all the names" in one recording asks once."""
+    files = attach(tmp_path, "standup.mp3", "agenda.txt")
+    check = planner.plan("give me a short summary of each, separately", files)
+    assert sorted(tasks_of(check)) == ["automatic-speech-recognition", "summarization", "summarization"]
+    asr = next(t for t in check.plan.tasks if t.task == "automatic-speech-recognition")
+    read = sorted(t.args["text"] for t in check.plan.tasks if t.task == "summarization")
+    assert read == sorted([placeholder(asr.id), str(files[1].path)])
+    check = planner.plan("pull all the names out of the recording", attach(tmp_path, "standup.mp3", "desk.jpg"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "token-classification"]

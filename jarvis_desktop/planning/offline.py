@@ -41,6 +41,11 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: a list of names or places still is ("pull out the names, then write an invitation to them")
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
+#: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
+#: "each of these", "separately")
+EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
+#: The steps that turn a recording or a picture into its words
+_FILE_READERS = {"automatic-speech-recognition", "image-to-text"}
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
@@ -264,6 +269,8 @@ class OfflinePlanner:
             given = given_files("text", st)
             if each and len(given) >= 2 and args.get("text") in given:
                 return "text", given  # "summarise each of these two drafts"
+            if any(EACH_FILE_RE.search(c.text) for c in scope) and (mixed := self._each_file_as_text(st, args.get("text"), d.start)):
+                return "text", mixed  # "summarise the recording and the minutes file separately"
             # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
             read = next((q for q in r.quotes if q.text == args.get("text")), None)
             sentence = r.sentence_of(read.start) if read else None
@@ -281,6 +288,30 @@ class OfflinePlanner:
             if len(unread) >= 2 and args.get(texts[0]) in unread:
                 return texts[0], unread
         return None, []
+
+    def _each_file_as_text(self, st: PlanState, read: str | None, pos: int) -> list[str]:
+        """The words of every file given, of whatever kind, for a step asked once for each of them
+        when they are not all text files ("summarise the recording and the minutes file
+        separately"): a text file as it is, a recording or a picture through its reading step
+        (the one that already transcribes or captions it, else a new one). Empty unless the step
+        already reads one of them that way (not an answer about one: "speak both answers") and
+        there are two or more."""
+        files = [(f, "text") for f in text_files(st)] + [(f, k) for k in ("audio", "image") for f in given_files(k, st)]
+        if len(files) < 2 or not any(k != "text" for _, k in files):
+            return []
+        readers = {f: n for f, k in files if k != "text" for n in st.nodes if n.args.get(k) == f and n.task in _FILE_READERS}
+        if read not in [f for f, _ in files] + [placeholder(n.id) for n in readers.values()]:
+            return []
+        out = []
+        for f, kind in files:
+            if kind == "text":
+                out.append(f)
+            elif f in readers:
+                out.append(placeholder(readers[f].id))
+            else:
+                reader = "automatic-speech-recognition" if kind == "audio" else "image-to-text"
+                out.append(placeholder(self._bridge(st, reader, kind, f, pos)))
+        return out
 
     def _push_or_get_asr(self, st: PlanState, audio: str, pos: int) -> PlanNode:
         for n in st.nodes:
