@@ -508,3 +508,20 @@ def test_a_step_asked_of_each_file_reads_each_in_its_own_way(planner, tmp_path):
     assert read == sorted([placeholder(asr.id), str(files[1].path)])
     check = planner.plan("pull all the names out of the recording", attach(tmp_path, "standup.mp3", "desk.jpg"))
     assert tasks_of(check) == ["automatic-speech-recognition", "token-classification"]
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    # the steps are asked after the colon: the words there are commands, not a text to work on
+    ("three jobs for you: paint a lighthouse in a storm, caption it, and read the caption aloud", "a lighthouse in a storm"),
+    ("two things please: generate a picture of a koala asleep in a tree, then describe it", "a koala asleep in a tree"),
+])
+def test_commands_after_a_colon_are_the_request_not_its_material(planner, request_text, prompt):
+    check = planner.plan(request_text)
+    assert tasks_of(check)[:2] == ["text-to-image", "image-to-text"]
+    assert check.plan.tasks[0].args["text"] == prompt
+
+
+def test_a_text_pasted_after_a_colon_is_still_worked_on(planner):
+    check = planner.plan("summarise this for me: the council met on tuesday and agreed to repair the bridge before winter")
+    assert tasks_of(check) == ["summarization"]
+    assert check.plan.tasks[0].args["text"] == "the council met on tuesday and agreed to repair the bridge before winter"

@@ -108,6 +108,12 @@ class OfflinePlanner:
             return PlanCheck(Plan([], "offline", ["the request leaves its files for later; nothing was planned"]), held=True)
         if not dets:
             return _empty("no task an expert can do was found in the request; it will be answered as chat", reading.notes)
+        if reading.subject and (at := reading.text.rfind(reading.subject)) > 0 and sum(d.start >= at for d in dets) >= 2 and any(
+                at <= d.start < reading.clauses[reading.clause_at(at)].end for d in dets):
+            # "one more job, please: write a quote, create an image ...": steps asked from the colon
+            # on, so what follows it is the request, not a text pasted for them to work on (as
+            # "imagine this: the sun sets ... can you paint it" is)
+            reading.subject = None
         pointed = file_references(reading, attachments)
         # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
         reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
