@@ -525,3 +525,17 @@ def test_a_text_pasted_after_a_colon_is_still_worked_on(planner):
     check = planner.plan("summarise this for me: the council met on tuesday and agreed to repair the bridge before winter")
     assert tasks_of(check) == ["summarization"]
     assert check.plan.tasks[0].args["text"] == "the council met on tuesday and agreed to repair the bridge before winter"
+
+
+@pytest.mark.parametrize("request_text, file, middle", [
+    ("read me the French version of this menu. you need to pull the text off the picture and then translate it",
+     "menu.jpg", "translation"),
+    ("play me the short version of my voice note; first transcribe it and then summarise it", "note.wav", "summarization"),
+])
+def test_speech_of_a_result_asked_for_later_waits_for_it(planner, tmp_path, request_text, file, middle):
+    """The result speech reads is named first ("the French version") and made by a step asked
+    after it: the speech waits for that step and reads what it makes."""
+    check = planner.plan(request_text, attach(tmp_path, file))
+    assert tasks_of(check)[1:] == [middle, "text-to-speech"]
+    made, speech = check.plan.tasks[1:]
+    assert speech.args["text"] == placeholder(made.id)

@@ -145,7 +145,7 @@ class OfflinePlanner:
         """
         pending = list(dets)
         asked = {id(d): k for k, d in enumerate(dets)}
-        waited: set[int] = set()
+        waited = st.waited
         while pending:
             d = pending.pop(0)
             # kinds a later step makes from something else (a step that turns text into text
@@ -158,7 +158,9 @@ class OfflinePlanner:
             if result == "defer":
                 waited.add(id(d))
                 needs = _input_kinds(d.task)
-                j = next((i for i, p in enumerate(pending) if (set(_outputs(p.task)) - _input_kinds(p.task)) & needs), len(pending) - 1)
+                j = next((i for i, p in enumerate(pending) if p.task in st.wait_for or not st.wait_for and (
+                    set(_outputs(p.task)) - _input_kinds(p.task)) & needs), len(pending) - 1)
+                st.wait_for = set()
                 while j + 1 < len(pending) and id(pending[j + 1]) in waited and asked[id(pending[j + 1])] < asked[id(d)]:
                     j += 1  # steps asked before it that wait for the same step keep their order
                 pending.insert(j + 1, d)
@@ -427,6 +429,9 @@ class OfflinePlanner:
         if pointed is not None:
             return r.quotes[pointed].text  # "this tweet: '...'? ..., then read the tweet aloud": the tweet
         meant = _named_producer(d, st, clause, prod)
+        if meant is None and id(d) not in st.waited and (makers := _result_made_later(d, st, clause)):
+            st.wait_for = makers  # "read me the Spanish version of the sign ... get the text off it and translate it"
+            return "defer"
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
         if prod and d.task != "sentence-similarity" and means_original(_step_words(d, st, clause)) and (given := given_words(st)):
@@ -622,6 +627,22 @@ def _named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | 
         if node is not None:
             return node
     return None
+
+
+def _result_made_later(d: Detection, st: PlanState, clause: Span) -> set[str]:
+    """The tasks of the later steps that make a result the clause names ("the Spanish version",
+    "the summary") when no step has made it yet: this step reads it, so it waits for them. The words
+    are the step's own, or its sentence's up to them when no other step was found there ("read
+    me the Spanish version | of what this sign says")."""
+    sentence = st.reading.sentence_of(d.start)
+    alone = not any(sentence.start <= n.pos < sentence.end and n.task not in _FILE_READERS for n in st.nodes) and not any(
+        p.start < d.start and sentence.start <= p.start for p in st.pending)
+    words = st.reading.text[sentence.start : clause.end] if alone else _step_words(d, st, clause)
+    makers = ({"translation"} if language_named(words) and d.task != "translation" else set()) | {
+        t for tasks in named_results(words, made=True) if d.task not in tasks for t in tasks}
+    if any(n.task in makers for n in st.nodes):
+        return set()
+    return makers & {p.task for p in st.pending}
 
 
 def _step_words(d: Detection, st: PlanState, clause: Span) -> str:

@@ -34,6 +34,8 @@ class PlanState:
     bridges: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     pending: list[Detection] = field(default_factory=list)
+    waited: set[int] = field(default_factory=set)  # ids of the detections already put after a later step
+    wait_for: set[str] = field(default_factory=set)  # the tasks a step just deferred waits for, when it names them
     fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
     stepless: set[int] = field(default_factory=set)  # clauses where no step was found
     pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
