@@ -539,3 +539,5 @@ def test_speech_of_a_result_asked_for_later_waits_for_it(planner, tmp_path, requ
     assert tasks_of(check)[1:] == [middle, "text-to-speech"]
     made, speech = check.plan.tasks[1:]
     assert speech.args["text"] == placeholder(made.id)
+    if middle == "translation":  # into the language the version is named by
+        assert made.args["target_language"] == "French"

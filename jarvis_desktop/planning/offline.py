@@ -233,6 +233,8 @@ class OfflinePlanner:
                 args["target_language"] = m.group(1).capitalize()
             elif lang := bare_target((clause, sentence), r.quotes, self.kb.language_name_re):
                 args["target_language"] = lang
+            elif lang := language_named(r.text):
+                args["target_language"] = lang  # "read me the Spanish version ..., translate it"
         name, inputs = self._each_input(d, st, clause, args)
         if d.task == "translation" and name is None and len(langs := target_languages(clause.text, self.kb.language_list_re, self.kb.language_name_re)) >= 2:
             # "into French, Spanish and Italian", "in German for Berlin and in Italian for Rome": once each
