@@ -46,7 +46,7 @@ _ABOUT = {"of", "about", "abt", "on", "showing", "with", "for", "to"}
 
 
 #: Verbs that make a new thing; the thing they make names the step ("generate images from the labels")
-_MAKING_VERBS = {"generate", "create", "make", "produce", "render", "draw", "paint", "compose", "design", "craft"}
+MAKING_VERBS = {"generate", "create", "make", "produce", "render", "draw", "paint", "compose", "design", "craft"}
 #: New media by the kind a step makes ("a newly generated image", "create a short clip")
 _NEW_MEDIA = {
     "image": {"image", "picture", "illustration", "drawing", "painting", "artwork", "poster", "graphic", "visual", "photo"},
@@ -63,7 +63,7 @@ def media_made(tokens: list) -> set[str]:
     image"). A definite or possessive word before the thing says it exists already."""
     kinds: set[str] = set()
     for n, t in enumerate(tokens):
-        if t.lemma not in _MAKING_VERBS:
+        if t.lemma not in MAKING_VERBS:
             continue
         participle = t.tag == "VBN" and t.dep == "amod"
         for u in tokens[n + 1 : n + 5]:

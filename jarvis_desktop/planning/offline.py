@@ -21,9 +21,10 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import Span, read_request
 from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
+from .named_sources import FILE_READERS, named_producer, result_made_later, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
-                          means_original, means_same, named_results, says_source, target_languages)
+                          means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, given_files, given_words, nearest_file, table_file,
                          table_files, text_files, values_read)
@@ -44,8 +45,6 @@ VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
 #: "each of these", "separately")
 EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
-#: The steps that turn a recording or a picture into its words
-_FILE_READERS = {"automatic-speech-recognition", "image-to-text"}
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
@@ -309,7 +308,7 @@ class OfflinePlanner:
         files = [(f, "text") for f in text_files(st)] + [(f, k) for k in ("audio", "image") for f in given_files(k, st)]
         if len(files) < 2 or not any(k != "text" for _, k in files):
             return []
-        readers = {f: n for f, k in files if k != "text" for n in st.nodes if n.args.get(k) == f and n.task in _FILE_READERS}
+        readers = {f: n for f, k in files if k != "text" for n in st.nodes if n.args.get(k) == f and n.task in FILE_READERS}
         if read not in [f for f, _ in files] + [placeholder(n.id) for n in readers.values()]:
             return []
         out = []
@@ -430,13 +429,13 @@ class OfflinePlanner:
         pointed = quote_reference(r, clause)
         if pointed is not None:
             return r.quotes[pointed].text  # "this tweet: '...'? ..., then read the tweet aloud": the tweet
-        meant = _named_producer(d, st, clause, prod)
-        if meant is None and id(d) not in st.waited and (makers := _result_made_later(d, st, clause)):
+        meant = named_producer(d, st, clause, prod)
+        if meant is None and id(d) not in st.waited and (makers := result_made_later(d, st, clause)):
             st.wait_for = makers  # "read me the Spanish version of the sign ... get the text off it and translate it"
             return "defer"
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task != "sentence-similarity" and means_original(_step_words(d, st, clause)) and (given := given_words(st)):
+        if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := given_words(st)):
             # "rewrite it politely, and tell me whether the original is negative": the words given
             # (a comparison reads the result first and the original as its second text)
             return given
@@ -526,7 +525,7 @@ class OfflinePlanner:
 
     def _second_text(self, d: Detection, st: PlanState, clause: Span, first: str) -> str | None:
         r = st.reading
-        if means_original(_step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := given_words(st)):
+        if means_original(step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := given_words(st)):
             return given  # "compare the summary with the original": the words given, though a step read them
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:
@@ -608,52 +607,6 @@ class OfflinePlanner:
 def _uses(args: dict[str, str]) -> list[int]:
     """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
     return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
-
-
-def _named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | None) -> PlanNode | None:
-    """The earlier step whose text the clause names ("the transcript", "the caption") when that is
-    not the last text made (``prod``); never the step's own kind of result."""
-    words = _step_words(d, st, clause)
-    language = language_named(words)
-    if language and d.task != "translation":  # "read the Spanish version": the translation into Spanish
-        node = next((n for n in reversed(st.nodes) if n.task == "translation"
-                     and n.args.get("target_language", "").lower() == language.lower()), None)
-        if node is not None:
-            return None if node is prod else node
-    for makers in named_results(words):
-        if d.task in makers:
-            continue
-        if prod is not None and prod.task in makers:
-            return None  # the last text is one so called ("write a description..., translate the description")
-        node = next((n for n in reversed(st.nodes) if n.task in makers and "text" in n.outputs), None)
-        if node is not None:
-            return node
-    return None
-
-
-def _result_made_later(d: Detection, st: PlanState, clause: Span) -> set[str]:
-    """The tasks of the later steps that make a result the clause names ("the Spanish version",
-    "the summary") when no step has made it yet: this step reads it, so it waits for them. The words
-    are the step's own, or its sentence's up to them when no other step was found there ("read
-    me the Spanish version | of what this sign says")."""
-    sentence = st.reading.sentence_of(d.start)
-    alone = not any(sentence.start <= n.pos < sentence.end and n.task not in _FILE_READERS for n in st.nodes) and not any(
-        p.start < d.start and sentence.start <= p.start for p in st.pending)
-    words = st.reading.text[sentence.start : clause.end] if alone else _step_words(d, st, clause)
-    makers = ({"translation"} if language_named(words) and d.task != "translation" else set()) | {
-        t for tasks in named_results(words, made=True) if d.task not in tasks for t in tasks}
-    if any(n.task in makers for n in st.nodes):
-        return set()
-    return makers & {p.task for p in st.pending}
-
-
-def _step_words(d: Detection, st: PlanState, clause: Span) -> str:
-    """The words of the clause that are about step ``d``: from ``d`` on, where the clause holds an
-    earlier step too ("translate that description into German and read it out"), since the words
-    before it name what the earlier one reads."""
-    if any(clause.start <= n.pos < d.start for n in st.nodes):
-        return clause.text[max(0, d.start - clause.start):]
-    return clause.text
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..media import kind_of
+from .imperatives import MAKING_VERBS
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
 RECIPIENTS = {"me", "us"}
@@ -84,7 +85,7 @@ SOUND_WORDS = SPEAKING | HEARING | {
 _RECORDINGS = {"memo", "note", "message", "recording", "file", "clip", "call", "mail", "track", "sample"}
 #: Words before a recording to be made ("into a voice message", "make a voice note")
 _MADE_AS = {"into", "as", "a", "an"}
-_MAKING = {"make", "create", "record", "generate", "produce", "send", "give"}
+_MAKING = MAKING_VERBS | {"record", "send", "give"}
 
 
 def names_sound(toks: list) -> bool:

@@ -1,0 +1,59 @@
+"""Which made result a step's words name as what it reads ("the transcript", "the Spanish
+version"), and whether a step asked later makes it: the request's own words link a step to the
+one whose output it reads, where the last text made is not it."""
+
+from __future__ import annotations
+
+from .detect import Detection
+from .extract import Span
+from .plan_state import PlanNode, PlanState
+from .result_refs import language_named, named_results
+
+#: The steps that turn a recording or a picture into its words
+FILE_READERS = {"automatic-speech-recognition", "image-to-text"}
+
+
+def named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | None) -> PlanNode | None:
+    """The earlier step whose text the clause names ("the transcript", "the caption") when that is
+    not the last text made (``prod``); never the step's own kind of result."""
+    words = step_words(d, st, clause)
+    language = language_named(words)
+    if language and d.task != "translation":  # "read the Spanish version": the translation into Spanish
+        node = next((n for n in reversed(st.nodes) if n.task == "translation"
+                     and n.args.get("target_language", "").lower() == language.lower()), None)
+        if node is not None:
+            return None if node is prod else node
+    for makers in named_results(words):
+        if d.task in makers:
+            continue
+        if prod is not None and prod.task in makers:
+            return None  # the last text is one so called ("write a description..., translate the description")
+        node = next((n for n in reversed(st.nodes) if n.task in makers and "text" in n.outputs), None)
+        if node is not None:
+            return node
+    return None
+
+
+def result_made_later(d: Detection, st: PlanState, clause: Span) -> set[str]:
+    """The tasks of the later steps that make a result the clause names ("the Spanish version",
+    "the summary") when no step has made it yet: this step reads it, so it waits for them. The words
+    are the step's own, or its sentence's up to them when no other step was found there ("read
+    me the Spanish version | of what this sign says")."""
+    sentence = st.reading.sentence_of(d.start)
+    alone = not any(sentence.start <= n.pos < sentence.end and n.task not in FILE_READERS for n in st.nodes) and not any(
+        p.start < d.start and sentence.start <= p.start for p in st.pending)
+    words = st.reading.text[sentence.start : clause.end] if alone else step_words(d, st, clause)
+    makers = ({"translation"} if language_named(words) and d.task != "translation" else set()) | {
+        t for tasks in named_results(words, made=True) if d.task not in tasks for t in tasks}
+    if any(n.task in makers for n in st.nodes):
+        return set()
+    return makers & {p.task for p in st.pending}
+
+
+def step_words(d: Detection, st: PlanState, clause: Span) -> str:
+    """The words of the clause that are about step ``d``: from ``d`` on, where the clause holds an
+    earlier step too ("translate that description into German and read it out"), since the words
+    before it name what the earlier one reads."""
+    if any(clause.start <= n.pos < d.start for n in st.nodes):
+        return clause.text[max(0, d.start - clause.start):]
+    return clause.text
