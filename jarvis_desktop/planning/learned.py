@@ -586,11 +586,13 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
 
 
 @lru_cache(maxsize=4)
-def _task_name_patterns(labels: tuple[str, ...]) -> list[tuple[re.Pattern, int]]:
-    """The tasks with a name of two words or more ("depth estimation", "text-to-speech"), longest
-    first, so "visual question answering" is not also read as "question answering"."""
-    named = [(label.split("-"), j) for j, label in enumerate(labels) if label.count("-") >= 1 and label in TASK_TYPES]
-    return [(re.compile(r"\b" + r"[\s-]+".join(words) + r"\b", re.I), j) for words, j in sorted(named, key=lambda x: -len(x[0]))]
+def _task_names(labels: tuple[str, ...]) -> re.Pattern:
+    """One pattern for the tasks with a name of two words or more ("depth estimation",
+    "text-to-speech"), each a group named by its label's index; the longest names come first, so
+    "visual question answering" is not read as "question answering"."""
+    named = sorted(((label.split("-"), j) for j, label in enumerate(labels) if "-" in label and label in TASK_TYPES),
+                   key=lambda x: -len(x[0]))
+    return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + r"[\s-]+".join(words) + ")" for words, j in named) + r")\b", re.I)
 
 
 def _named_by_task_name(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel) -> list[tuple[int, int, str]]:
@@ -598,11 +600,11 @@ def _named_by_task_name(found: list[tuple[int, int, str]], P: np.ndarray, views:
     answering, find the main object"), where the model reads it at all (the fallback's bar)."""
     labels = {j for _, j, _ in found}
     out = []
+    names = _task_names(tuple(m.labels))
     for i, view in enumerate(views):
-        text = view.span.text
-        for rx, j in _task_name_patterns(tuple(m.labels)):
-            text, hits = rx.subn(" ", text)
-            if hits and j not in labels and P[i, j] >= m.threshold * FALLBACK_SHARE:
+        for hit in names.finditer(view.span.text):
+            j = int(hit.lastgroup[1:])
+            if j not in labels and P[i, j] >= m.threshold * FALLBACK_SHARE:
                 out.append((i, j, m.labels[j]))
                 labels.add(j)
     return out
