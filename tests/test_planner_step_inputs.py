@@ -541,3 +541,13 @@ def test_speech_of_a_result_asked_for_later_waits_for_it(planner, tmp_path, requ
     assert speech.args["text"] == placeholder(made.id)
     if middle == "translation":  # into the language the version is named by
         assert made.args["target_language"] == "French"
+
+
+def test_steps_listed_from_a_named_result_each_read_it(planner, tmp_path):
+    """"From the transcript I need a summary, and a list of the people named": the sentence opens
+    by naming what both work from, so the names are found in the transcript, not the summary."""
+    check = planner.plan("Transcribe the standup. From the transcript I need a two-line summary, and a list of the people named.",
+                         attach(tmp_path, "standup.mp3"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "summarization", "token-classification"]
+    asr, summary, names = check.plan.tasks
+    assert summary.args["text"] == names.args["text"] == placeholder(asr.id)

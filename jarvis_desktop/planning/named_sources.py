@@ -4,6 +4,8 @@ one whose output it reads, where the last text made is not it."""
 
 from __future__ import annotations
 
+import re
+
 from .detect import Detection
 from .extract import Span
 from .plan_state import PlanNode, PlanState
@@ -57,3 +59,25 @@ def step_words(d: Detection, st: PlanState, clause: Span) -> str:
     if any(clause.start <= n.pos < d.start for n in st.nodes):
         return clause.text[max(0, d.start - clause.start):]
     return clause.text
+
+
+#: A sentence that opens by saying what its steps work from ("From the transcript I need ...",
+#: "Using the caption, ...")
+_SOURCE_RE = re.compile(r"\W*(?:(?:and|so|then|now)\s+)?(?:from|using|based on|out of)\s+(?:the|that|your)\s+(?:\w+\s+)?\w+", re.I)
+#: Words of a step that point at the result just before it ("and translate it")
+_POINTING_RE = re.compile(r"\b(?:it|its|this|that|these|those|them)\b", re.I)
+
+
+def source_named_before(d: Detection, st: PlanState, clause: Span) -> PlanNode | None:
+    """The made result the step's sentence opens by naming as what it works from ("From the transcript I need two things: a short summary, and a French translation"): every
+    step listed there reads it, not the step listed before it; not a step whose own words point
+    at something else ("..., and also translate it")."""
+    if _POINTING_RE.search(step_words(d, st, clause)):
+        return None
+    sentence = st.reading.sentence_of(d.start)
+    m = _SOURCE_RE.match(st.reading.text, sentence.start, d.start)
+    for makers in named_results(m.group(0), made=True) if m else []:
+        node = next((n for n in reversed(st.nodes) if n.task in makers and d.task not in makers and n.pos < sentence.start), None)
+        if node is not None:
+            return node
+    return None

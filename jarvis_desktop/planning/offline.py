@@ -21,7 +21,7 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import Span, read_request
 from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
-from .named_sources import FILE_READERS, named_producer, result_made_later, step_words
+from .named_sources import FILE_READERS, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
@@ -429,7 +429,7 @@ class OfflinePlanner:
         pointed = quote_reference(r, clause)
         if pointed is not None:
             return r.quotes[pointed].text  # "this tweet: '...'? ..., then read the tweet aloud": the tweet
-        meant = named_producer(d, st, clause, prod)
+        meant = named_producer(d, st, clause, prod) or source_named_before(d, st, clause)
         if meant is None and id(d) not in st.waited and (makers := result_made_later(d, st, clause)):
             st.wait_for = makers  # "read me the Spanish version of the sign ... get the text off it and translate it"
             return "defer"
