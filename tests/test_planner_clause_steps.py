@@ -350,8 +350,15 @@ def test_a_step_asked_for_by_its_task_name_is_planned():
     P[:] = m.threshold * FALLBACK_SHARE + 0.01
     assert _named_by_task_name([], P, views, m) == [(1, vqa, "visual-question-answering")]
     assert _named_by_task_name([(1, vqa, "visual-question-answering")], P, views, m) == []  # planned already
-    P[1, vqa] = 0.0  # the model does not read it there at all
-    assert _named_by_task_name([], P, views, m) == []
+    P[1, vqa] = 0.001  # a name says which step is meant, however unsure of it the model is
+    assert _named_by_task_name([], P, views, m) == [(1, vqa, "visual-question-answering")]
     seg, views, P = detector.scores(read_request("tag the place names in this memo using token-classification"), [])
     P[:] = m.threshold * FALLBACK_SHARE + 0.01
     assert _named_by_task_name([], P, views, m) == [(0, tok, "token-classification")]
+    # the names a task goes by: its acronym, its usual long name
+    ocr, asr = (m.labels.index(x) for x in ("image-to-text", "automatic-speech-recognition"))
+    for text, j in (("quick NER pass over notes.txt", tok), ("run OCR on the receipt", ocr),
+                    ("speech to text for the voicemail pls", asr)):
+        seg, views, P = detector.scores(read_request(text), [])
+        P[:] = 0.001
+        assert _named_by_task_name([], P, views, m) == [(0, j, m.labels[j])], text

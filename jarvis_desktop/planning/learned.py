@@ -43,6 +43,8 @@ MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 #: When a request comes with a file or quoted words but no step passes the threshold, the likeliest
 #: step is taken if it scores at least this share of the threshold.
 FALLBACK_SHARE = 0.1
+#: How sure the model must be of a step the request calls by its own name: not at all, the name says it
+NAMED_TASK_BAR = 0.0
 LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
 ] + [EDIT, CONTROL, GUIDED]  # our task types, and three that stand for more than a type (step_labels.py)
@@ -585,26 +587,43 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
     return [f for f in found if (f[0], f[1]) not in drop]
 
 
+#: The other names a task goes by in the field: its acronym or its usual long name ("NER on both")
+_TASK_ALIASES = {
+    "token-classification": ["named entity recognition", "ner"],
+    "automatic-speech-recognition": ["speech to text", "speech recognition", "asr", "stt"],
+    "text-to-speech": ["tts"],
+    "image-to-text": ["image captioning", "optical character recognition", "ocr"],
+    "text-classification": ["sentiment analysis"],
+    "visual-question-answering": ["vqa"],
+}
+
+
 @lru_cache(maxsize=4)
 def _task_names(labels: tuple[str, ...]) -> re.Pattern:
     """One pattern for the tasks with a name of two words or more ("depth estimation",
-    "text-to-speech"), each a group named by its label's index; the longest names come first, so
-    "visual question answering" is not read as "question answering"."""
-    named = sorted(((label.split("-"), j) for j, label in enumerate(labels) if "-" in label and label in TASK_TYPES),
-                   key=lambda x: -len(x[0]))
-    return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + r"[\s-]+".join(words) + ")" for words, j in named) + r")\b", re.I)
+    "text-to-speech") or a name they go by (``_TASK_ALIASES``), each a group named by its label's
+    index; the longest names come first, so "visual question answering" is not read as "question
+    answering"."""
+    named = [(label.split("-"), j) for j, label in enumerate(labels) if "-" in label and label in TASK_TYPES]
+    named += [(alias.split(), j) for j, label in enumerate(labels) for alias in _TASK_ALIASES.get(label, ())]
+    groups: dict[int, list[str]] = {}
+    for words, j in sorted(named, key=lambda x: -len(x[0])):
+        groups.setdefault(j, []).append(r"[\s-]+".join(words))
+    order = sorted(groups, key=lambda j: -max(len(p) for p in groups[j]))
+    return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + "|".join(groups[j]) + ")" for j in order) + r")\b", re.I)
 
 
 def _named_by_task_name(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel) -> list[tuple[int, int, str]]:
     """A step the request asks for by its task's own name ("..., and through visual question
-    answering, find the main object"), where the model reads it at all (the fallback's bar)."""
+    answering, find the main object", "NER on both"), however unsure of it the model is: a name it
+    saw too seldom to learn still says which step is meant."""
     labels = {j for _, j, _ in found}
     out = []
     names = _task_names(tuple(m.labels))
     for i, view in enumerate(views):
         for hit in names.finditer(view.span.text):
             j = int(hit.lastgroup[1:])
-            if j not in labels and P[i, j] >= m.threshold * FALLBACK_SHARE:
+            if j not in labels and P[i, j] > NAMED_TASK_BAR:
                 out.append((i, j, m.labels[j]))
                 labels.add(j)
     return out
