@@ -119,6 +119,21 @@ def test_a_map_named_by_its_own_name_is_made_where_the_model_finds_no_step(files
     assert tasks_of(unsure.plan("this one pls", [files["photo.jpg"]])) == []
 
 
+def test_a_question_with_a_picture_is_asked_of_it_where_the_model_finds_no_step(files):
+    """"tyre flat or ok?" with a photo: when the model is sure of nothing (its threshold raised out
+    of reach), the question is asked of the picture; one asked of the assistant is talk."""
+    from dataclasses import replace
+
+    from jarvis_desktop.planning.learned import shipped_model
+
+    unsure = OfflinePlanner(model=replace(shipped_model(), threshold=100.0))
+    check = unsure.plan("tyre flat or ok?", [files["photo.jpg"]])
+    assert tasks_of(check) in (["visual-question-answering"], ["document-question-answering"])
+    assert check.plan.tasks[0].args["text"] == "Tyre flat or ok?"
+    assert tasks_of(unsure.plan("how was your weekend?", [files["photo.jpg"]])) == []
+    assert tasks_of(unsure.plan("tyre flat or ok", [files["photo.jpg"]])) == []  # no question asked
+
+
 def test_guided_generation_uses_a_control_map(planner, files):
     check = planner.plan("Generate a picture of an astronaut in the same pose as the person in my photo.", [files["photo.jpg"]])
     assert tasks_of(check) == ["openpose-control", "openpose-text-to-image"]

@@ -151,6 +151,12 @@ class LearnedDetector(Detector):
                 # "M-LSD lines, warehouse.jpg": a map named by its own name, of a picture given
                 c = m.labels.index(CONTROL)
                 found.append((int(P[:, c].argmax()), c, CONTROL))
+            elif "image" in given_kinds(reading, attachments) and reading.text.rstrip().endswith("?") and not any(
+                    t.lower in _YOU for t in seg.tokens) and (asked := [m.labels.index(x) for x in _PICTURE_ANSWERS if x in m.labels]):
+                # "got eggs left?" with a photo of the fridge: a question is asked of the picture
+                # given; not one asked of the assistant ("how's your day going?")
+                a = max(asked, key=lambda k: needs[k])
+                found.append((int(P[:, a].argmax()), a, m.labels[a]))
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
@@ -446,6 +452,10 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
     return out
 
 
+#: The steps that answer a question by looking at a picture (a photo, a document)
+_PICTURE_ANSWERS = ("visual-question-answering", "document-question-answering")
+#: The words that address the assistant
+_YOU = {"you", "your", "yours", "u", "ur", "yourself"}
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
 _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 #: Verbs that say something is made, not which task makes it ("generate speech")
