@@ -339,26 +339,27 @@ def test_a_new_picture_or_video_a_clause_says_to_make_names_its_step():
 
 def test_a_step_asked_for_by_its_task_name_is_planned():
     """"..., then with visual question answering tell me which one is the oldest": the task's own
-    name asks for it, though the model is unsure of it; the longer name is not also read as the
-    shorter one inside it ("question answering")."""
+    name asks for it, however unsure of it the model is; the longer name is not also read as the
+    shorter one inside it ("question answering"), and a name inside quoted words asks for nothing."""
     detector = LearnedDetector()
     m = detector.model
     vqa, tok = (m.labels.index(x) for x in ("visual-question-answering", "token-classification"))
-    seg, views, P = detector.scores(read_request("caption the statues in hall.jpg, then with visual question "
-                                                 "answering tell me which one is the oldest"), [])
+
+    def views_of(text: str):
+        reading = read_request(text)
+        return detector.scores(reading, [])[1], reading
+
+    views, reading = views_of("caption the statues in hall.jpg, then with visual question answering tell me which one is the oldest")
     assert len(views) == 2
-    P[:] = m.threshold * FALLBACK_SHARE + 0.01
-    assert _named_by_task_name([], P, views, m) == [(1, vqa, "visual-question-answering")]
-    assert _named_by_task_name([(1, vqa, "visual-question-answering")], P, views, m) == []  # planned already
-    P[1, vqa] = 0.001  # a name says which step is meant, however unsure of it the model is
-    assert _named_by_task_name([], P, views, m) == [(1, vqa, "visual-question-answering")]
-    seg, views, P = detector.scores(read_request("tag the place names in this memo using token-classification"), [])
-    P[:] = m.threshold * FALLBACK_SHARE + 0.01
-    assert _named_by_task_name([], P, views, m) == [(0, tok, "token-classification")]
+    assert _named_by_task_name([], views, m, reading) == [(1, vqa, "visual-question-answering")]
+    assert _named_by_task_name([(1, vqa, "visual-question-answering")], views, m, reading) == []  # planned already
+    views, reading = views_of("tag the place names in this memo using token-classification")
+    assert _named_by_task_name([], views, m, reading) == [(0, tok, "token-classification")]
     # the names a task goes by: its acronym, its usual long name
     ocr, asr = (m.labels.index(x) for x in ("image-to-text", "automatic-speech-recognition"))
     for text, j in (("quick NER pass over notes.txt", tok), ("run OCR on the receipt", ocr),
                     ("speech to text for the voicemail pls", asr)):
-        seg, views, P = detector.scores(read_request(text), [])
-        P[:] = 0.001
-        assert _named_by_task_name([], P, views, m) == [(0, j, m.labels[j])], text
+        views, reading = views_of(text)
+        assert _named_by_task_name([], views, m, reading) == [(0, j, m.labels[j])], text
+    views, reading = views_of("translate 'our app does speech to text offline' into German")
+    assert _named_by_task_name([], views, m, reading) == []

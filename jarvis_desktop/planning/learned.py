@@ -24,7 +24,7 @@ from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
-from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
+from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import captions_to_speak, makers_of_missing_media, makers_of_named_results
 from .references import file_references
@@ -43,8 +43,6 @@ MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 #: When a request comes with a file or quoted words but no step passes the threshold, the likeliest
 #: step is taken if it scores at least this share of the threshold.
 FALLBACK_SHARE = 0.1
-#: How sure the model must be of a step the request calls by its own name: not at all, the name says it
-NAMED_TASK_BAR = 0.0
 LABELS: list[str] = [
     t for t in TASK_TYPES if not t.endswith("-control") and not t.endswith("-text-to-image") or t == "text-to-image"
 ] + [EDIT, CONTROL, GUIDED]  # our task types, and three that stand for more than a type (step_labels.py)
@@ -152,7 +150,7 @@ class LearnedDetector(Detector):
                 c = m.labels.index(CONTROL)
                 found.append((int(P[:, c].argmax()), c, CONTROL))
             elif "image" in given_kinds(reading, attachments) and reading.text.rstrip().endswith("?") and not any(
-                    t.lower in _YOU for t in seg.tokens) and (asked := [m.labels.index(x) for x in _PICTURE_ANSWERS if x in m.labels]):
+                    t.lower in _YOU for t in seg.tokens) and (asked := [m.labels.index(x) for x in sorted(ANSWERING_FILES) if x in m.labels]):
                 # "got eggs left?" with a photo of the fridge: a question is asked of the picture
                 # given; not one asked of the assistant ("how's your day going?")
                 a = max(asked, key=lambda k: needs[k])
@@ -160,7 +158,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
-        found += _named_by_task_name(found, P, views, m)
+        found += _named_by_task_name(found, views, m, reading)
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
@@ -452,8 +450,6 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
     return out
 
 
-#: The steps that answer a question by looking at a picture (a photo, a document)
-_PICTURE_ANSWERS = ("visual-question-answering", "document-question-answering")
 #: The words that address the assistant
 _YOU = {"you", "your", "yours", "u", "ur", "yourself"}
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
@@ -623,17 +619,18 @@ def _task_names(labels: tuple[str, ...]) -> re.Pattern:
     return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + "|".join(groups[j]) + ")" for j in order) + r")\b", re.I)
 
 
-def _named_by_task_name(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel) -> list[tuple[int, int, str]]:
+def _named_by_task_name(found: list[tuple[int, int, str]], views: list, m: StepModel,
+                        reading: RequestReading) -> list[tuple[int, int, str]]:
     """A step the request asks for by its task's own name ("..., and through visual question
     answering, find the main object", "NER on both"), however unsure of it the model is: a name it
-    saw too seldom to learn still says which step is meant."""
+    saw too seldom to learn still says which step is meant. Not a name inside quoted words."""
     labels = {j for _, j, _ in found}
     out = []
     names = _task_names(tuple(m.labels))
     for i, view in enumerate(views):
-        for hit in names.finditer(view.span.text):
+        for hit in names.finditer(outside_quotes(view.span.text, reading)):
             j = int(hit.lastgroup[1:])
-            if j not in labels and P[i, j] > NAMED_TASK_BAR:
+            if j not in labels:
                 out.append((i, j, m.labels[j]))
                 labels.add(j)
     return out

@@ -11,8 +11,9 @@ from .extract import Span
 from .plan_state import PlanNode, PlanState
 from .result_refs import language_named, named_results
 
-#: The steps that turn a recording or a picture into its words
-FILE_READERS = {"automatic-speech-recognition", "image-to-text"}
+#: The step that turns a recording or a picture into its words, by the kind of file
+READER_OF = {"audio": "automatic-speech-recognition", "image": "image-to-text"}
+FILE_READERS = set(READER_OF.values())
 
 
 def named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | None) -> PlanNode | None:

@@ -21,13 +21,13 @@ from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Dete
 from .extract import Span, read_request
 from .given_text import outside_quotes
 from .missing import asks_for_file, missing_files
-from .named_sources import FILE_READERS, named_producer, result_made_later, source_named_before, step_words
+from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
-from .plan_state import (PlanNode, PlanState, files_named_in, given_files, given_words, nearest_file, table_file,
-                         table_files, text_files, values_read)
+from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
+                         table_file, table_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -41,10 +41,10 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: Verdicts a new text is not written from ("is this spam? then draft a reply to it": to the message);
 #: a list of names or places still is ("pull out the names, then write an invitation to them")
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
-#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 #: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
 #: "each of these", "separately")
 EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
+#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
@@ -157,9 +157,11 @@ class OfflinePlanner:
             if result == "defer":
                 waited.add(id(d))
                 needs = _input_kinds(d.task)
-                j = next((i for i, p in enumerate(pending) if p.task in st.wait_for or not st.wait_for and (
+                # after the step that makes the result it names ("the Spanish version"), else the
+                # first that makes what it reads
+                named = result_made_later(d, st, st.reading.clauses[st.reading.clause_at(d.start)])
+                j = next((i for i, p in enumerate(pending) if p.task in named or not named and (
                     set(_outputs(p.task)) - _input_kinds(p.task)) & needs), len(pending) - 1)
-                st.wait_for = set()
                 while j + 1 < len(pending) and id(pending[j + 1]) in waited and asked[id(pending[j + 1])] < asked[id(d)]:
                     j += 1  # steps asked before it that wait for the same step keep their order
                 pending.insert(j + 1, d)
@@ -301,26 +303,20 @@ class OfflinePlanner:
     def _each_file_as_text(self, st: PlanState, read: str | None, pos: int) -> list[str]:
         """The words of every file given, of whatever kind, for a step asked once for each of them
         when they are not all text files ("summarise the recording and the minutes file
-        separately"): a text file as it is, a recording or a picture through its reading step
-        (the one that already transcribes or captions it, else a new one). Empty unless the step
-        already reads one of them that way (not an answer about one: "speak both answers") and
-        there are two or more."""
-        files = [(f, "text") for f in text_files(st)] + [(f, k) for k in ("audio", "image") for f in given_files(k, st)]
-        if len(files) < 2 or not any(k != "text" for _, k in files):
+        separately"). Empty unless the step already reads one of them that way (not an answer
+        about one: "speak both answers") and there are two or more."""
+        files = files_with_words(st)
+        if len(files) < 2 or all(k == "text" for _, k in files):
             return []
-        readers = {f: n for f, k in files if k != "text" for n in st.nodes if n.args.get(k) == f and n.task in FILE_READERS}
-        if read not in [f for f, _ in files] + [placeholder(n.id) for n in readers.values()]:
+        readers = {placeholder(n.id) for n in st.nodes if n.task in FILE_READERS and any(n.args.get(k) == f for f, k in files)}
+        if read not in {f for f, _ in files} | readers:
             return []
-        out = []
-        for f, kind in files:
-            if kind == "text":
-                out.append(f)
-            elif f in readers:
-                out.append(placeholder(readers[f].id))
-            else:
-                reader = "automatic-speech-recognition" if kind == "audio" else "image-to-text"
-                out.append(placeholder(self._bridge(st, reader, kind, f, pos)))
-        return out
+        return [self._words_of(st, f, kind, pos) for f, kind in files]
+
+    def _words_of(self, st: PlanState, src: str, kind: str, pos: int) -> str:
+        """A given file's words: a text file as it is, a recording or a picture through its
+        transcript or caption (the one made already, if any: ``_push`` makes a step once)."""
+        return src if kind == "text" else placeholder(self._push(st, READER_OF[kind], {kind: src}, pos).id)
 
     def _push_or_get_asr(self, st: PlanState, audio: str, pos: int) -> PlanNode:
         for n in st.nodes:
@@ -430,9 +426,8 @@ class OfflinePlanner:
         if pointed is not None:
             return r.quotes[pointed].text  # "this tweet: '...'? ..., then read the tweet aloud": the tweet
         meant = named_producer(d, st, clause, prod) or source_named_before(d, st, clause)
-        if meant is None and id(d) not in st.waited and (makers := result_made_later(d, st, clause)):
-            st.wait_for = makers  # "read me the Spanish version of the sign ... get the text off it and translate it"
-            return "defer"
+        if meant is None and id(d) not in st.waited and result_made_later(d, st, clause):
+            return "defer"  # "read me the Spanish version of the sign ... get the text off it and translate it"
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
         if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := given_words(st)):
@@ -544,14 +539,7 @@ class OfflinePlanner:
         I said in this voice memo match my note in the photo?", "do the two scanned pages say the
         same?"): a text file as it is, a recording or an image through its own reading step."""
         used = values_read(st) | {taken}
-        for kind, reader in (("text", None), ("audio", "automatic-speech-recognition"), ("image", "image-to-text")):
-            for src in text_files(st) if kind == "text" else given_files(kind, st):
-                if src in used:
-                    continue
-                if reader is None:
-                    return src
-                return placeholder(self._push(st, reader, {kind: src}, pos).id)
-        return None
+        return next((self._words_of(st, src, kind, pos) for src, kind in files_with_words(st) if src not in used), None)
 
     def _add_guided(self, d: Detection, st: PlanState, later: set[str], dry: bool) -> str:
         r = st.reading

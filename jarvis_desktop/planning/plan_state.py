@@ -35,7 +35,6 @@ class PlanState:
     notes: list[str] = field(default_factory=list)
     pending: list[Detection] = field(default_factory=list)
     waited: set[int] = field(default_factory=set)  # ids of the detections already put after a later step
-    wait_for: set[str] = field(default_factory=set)  # the tasks a step just deferred waits for, when it names them
     fanned: list[int] = field(default_factory=list)  # the nodes of the last step made once per input
     stepless: set[int] = field(default_factory=set)  # clauses where no step was found
     pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
@@ -63,6 +62,12 @@ def given_words(st: PlanState) -> str | None:
 def text_files(st: PlanState) -> list[str]:
     """The text files given that are not tables."""
     return [f for f in given_files("text", st) if not f.lower().endswith(TABLE_EXTS)]
+
+
+def files_with_words(st: PlanState) -> list[tuple[str, str]]:
+    """The given files whose words a text step can read, with their kinds: text files (not
+    tables), then recordings, then pictures."""
+    return [(f, "text") for f in text_files(st)] + [(f, k) for k in ("audio", "image") for f in given_files(k, st)]
 
 
 def files_named_in(spans: list[Span], kind: str, st: PlanState, tables: bool = False) -> list[str]:

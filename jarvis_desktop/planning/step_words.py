@@ -192,7 +192,7 @@ def picture_prompt(text: str, guided: bool = False) -> str:
     parts = [p for p in _STEP_BOUNDARY_RE.split(whole) if p.strip(" ,;.!")] or [whole]
     unnamed = [p for p in parts if not FILE_RE.search(p)] or parts
     s = next((p for p in unnamed if not (guided and named_control_map(p))), unnamed[0])
-    head, colon, rest = s.partition(":")
+    _, colon, rest = s.partition(":")
     if colon and _MAKE_RE.match(rest.strip()):
         s = rest.strip()  # "three jobs: paint a lighthouse in a storm": the command after the colon
     m = _MADE_FROM_RE.search(s)
