@@ -27,6 +27,7 @@ from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import captions_to_speak, makers_of_missing_media, makers_of_named_results
+from .other_medium import on_medium_given
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
@@ -163,6 +164,8 @@ class LearnedDetector(Detector):
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
+        found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
+                                given_kinds(reading, attachments), self.kb.media_words)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)

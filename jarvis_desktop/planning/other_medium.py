@@ -1,0 +1,51 @@
+"""A step read for one medium, asked of the other one given: the same operation on the file there.
+
+The step classifier learns an operation mostly from the medium it usually comes with: "clean up"
+and "improve the quality" are said of recordings far more than of photos, "transcribe" of speech
+more than of a scanned page. When the request gives a picture and no sound at all, "clean up this
+picture, it's noisy" is not a recording to denoise that is missing: it is the picture's cleaning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..media import Attachment
+from .extract import RequestReading
+from .missing import asks_for_file
+from .step_labels import media_input, media_output
+
+#: Each step on a sound and the step that does the same to a picture, both ways: cleaning or
+#: enhancing, writing down the words it holds, saying what kind of thing it is.
+SAME_ON_OTHER_MEDIUM = {
+    "audio-to-audio": "image-to-image",
+    "automatic-speech-recognition": "image-to-text",
+    "audio-classification": "image-classification",
+}
+SAME_ON_OTHER_MEDIUM |= {b: a for a, b in SAME_ON_OTHER_MEDIUM.items()}
+
+
+def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], bar: float, clauses: list,
+                    reading: RequestReading, attachments: list[Attachment], given: list[str],
+                    media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+    """``found`` (clause, label index, label) with each step whose medium is nowhere in the request
+    (not given, named or made by another step) turned into the same step on the medium that is
+    given, or into the clause's likeliest other step where the model gives that one ``bar`` or more
+    ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); not where the
+    clause points at a file of the missing kind ("transcribe the recording" with a photo given
+    asks for the recording)."""
+    out = []
+    for n, (i, j, label) in enumerate(found):
+        other = SAME_ON_OTHER_MEDIUM.get(label)
+        kind = media_input(label)
+        if other in labels and kind not in given and media_input(other) in given and not any(
+                media_output(f[2]) == kind for k, f in enumerate(found) if k != n) and not asks_for_file(
+                kind, reading, attachments, clauses[i], media_words):
+            j = labels.index(other)
+            fits = [k for k in np.argsort(-P[i]) if media_input(labels[k]) in given or media_input(labels[k]) is None]
+            if fits and P[i, fits[0]] >= bar:
+                j = int(fits[0])
+            label = labels[j]
+        if (i, j, label) not in out:
+            out.append((i, j, label))
+    return out
