@@ -363,3 +363,21 @@ def test_a_step_asked_for_by_its_task_name_is_planned():
         assert _named_by_task_name([], views, m, reading) == [(0, j, m.labels[j])], text
     views, reading = views_of("translate 'our app does speech to text offline' into German")
     assert _named_by_task_name([], views, m, reading) == []
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("tell me a silly joke about penguins out loud", ["text-generation", "text-to-speech"]),
+    ("tell me a bedtime story about a sleepy owl out loud", ["text-generation", "text-to-speech"]),
+    ("could you say a short riddle out loud", ["text-generation", "text-to-speech"]),
+    ("say 'see you soon' in a calm voice", ["text-to-speech"]),
+])
+def test_a_piece_of_writing_asked_to_be_heard_is_written_then_spoken(request_text, tasks):
+    """"a bedtime story ..." is not there yet: it is written, and its words are spoken, not the
+    request's own ("tell me a bedtime story ... out loud" read aloud). Words given are spoken as
+    they are."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == tasks
+    if len(tasks) == 2:
+        assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+    else:
+        assert check.plan.tasks[0].args["text"] == "see you soon"

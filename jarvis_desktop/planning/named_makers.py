@@ -80,3 +80,32 @@ def captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepM
     pictures = "image" in given or any(k < i and media_output(label) == "image" for k, _, label in found)
     j = m.labels.index(i2t)
     return [(i, j, i2t)] if pictures and P[i, j] >= floor else []
+
+
+#: Pieces of writing a request can ask to hear, made new ("tell me a joke out loud")
+WRITINGS = {"poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story", "tale", "joke", "riddle",
+            "fact", "quote", "toast", "compliment", "essay", "letter"}
+_NEW = {"a", "an", "another", "some"}
+
+
+def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: RequestReading,
+                      attachments: list[Attachment], seg, views: list) -> list[tuple[int, int, str]]:
+    """Speech of a piece of writing that is not there yet ("tell me a joke out loud", "a bedtime
+    story about a fox, out loud please"): the writing is made first and its words are spoken, not the
+    request's own. Only where nothing before the speech reads or makes words to speak, and no words
+    were given."""
+    writer = "text-generation"
+    speech = sorted(i for i, _, label in found if label == "text-to-speech")
+    if not speech or writer not in m.labels or reading.quotes or "text" in given_kinds(reading, attachments):
+        return []
+    i = speech[0]
+    if any(k <= i and label != "text-to-speech" for k, _, label in found):
+        return []
+    toks = seg.tokens_in(views[i].span)
+    for n, t in enumerate(toks):
+        if t.pos == "NOUN" and t.lemma in WRITINGS:
+            before = toks[max(0, n - 3):n]
+            det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
+            if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):
+                return [(i, m.labels.index(writer), writer)]
+    return []
