@@ -38,10 +38,13 @@ def generation_prompt(clauses: list[Span], own: int, stepless: set[int]) -> str:
     return prompt_text(" ".join(ended))
 
 
-#: "say X out loud", "translate X into French", "summarize: X": the command around the words to work on.
+#: "say X out loud", "make a voice note saying X", "translate X into French", "summarize: X": the command
+#: around the words to work on.
 _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
     "text-to-speech": re.compile(
-        r"^(?:say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
+        r"^(?:(?:make|record|create|send|leave|give)\s+(?:me\s+|her\s+|him\s+|them\s+|us\s+)?an?\s+(?:\w+\s+)?(?:voice|audio|spoken)\s+"
+        r"(?:message|note|memo|clip|greeting|reminder|recording)\s+(?:saying|that\s+says|to\s+say)"
+        r"|say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
         r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
     "translation": re.compile(
         r"^(?:translate|say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
