@@ -330,6 +330,7 @@ def test_encoder_catches_a_request_no_pattern_names(files):
     ("leave them a quick voice note saying the parcel is by the back door", "text-to-speech", "the parcel is by the back door"),
     ("create an audio greeting that says welcome to the Patel family", "text-to-speech", "welcome to the Patel family"),
     ("Translate good morning into French", "translation", "Good morning"),
+    ("how should I say thank you for the flowers in Portuguese", "translation", "Thank you for the flowers"),
     ("Summarize: the results beat expectations and the team grew.", "summarization", "the results beat expectations and the team grew."),
     ("Find the names mentioned in Alice met Bob in Paris on Monday", "token-classification", "Alice met Bob in Paris on Monday"),
 ])

@@ -46,7 +46,8 @@ def asks_for_speech(toks: list) -> bool:
             # "memo -> text -> speak"); with an object ("... on this label, say it") even after a
             # question, which unpunctuated speech runs into the command
             told = any(u.dep == "dobj" or u.pos == "PRON" and u.lower in ("it", "that", "them") for u in toks[k + 1:k + 4])
-            if QUESTION_WORDS & set(lows[:k]) and not told or t.lower == "say" and _says_about(toks, k):
+            asked = k >= 2 and toks[k - 1].dep == "nsubj" and toks[k - 2].pos == "AUX"  # "how do I say ..."
+            if QUESTION_WORDS & set(lows[:k]) and (asked or not told) or t.lower == "say" and _says_about(toks, k):
                 continue
             return True
     return False

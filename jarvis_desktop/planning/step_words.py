@@ -47,7 +47,7 @@ _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
         r"|say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
         r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
     "translation": re.compile(
-        r"^(?:translate|say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
+        r"^(?:translate|say|how\s+(?:do|would|could|can|should|does)\s+(?:i|you|we|one|someone)\s+say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
     "summarization": re.compile(r"^(?:summari[sz]e|shorten|condense|sum\s+up)\s+(?P<s>.+)$", re.I | re.S),
     "text-classification": re.compile(
         r"^(?:what\s+is\s+the\s+(?:sentiment|mood|tone)\s+of|classify|(?:analy[sz]e|detect)\s+the\s+(?:sentiment|mood|tone)\s+of)\s+(?P<s>.+?)[?.!]?$", re.I | re.S),
