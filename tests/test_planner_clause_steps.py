@@ -381,3 +381,15 @@ def test_a_piece_of_writing_asked_to_be_heard_is_written_then_spoken(request_tex
         assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
     else:
         assert check.plan.tasks[0].args["text"] == "see you soon"
+
+
+def test_speech_after_a_question_no_step_answers_speaks_the_answer(tmp_path):
+    """"what's the gist of it? read it to me": the answer is what is spoken, so the question gets
+    its step though the model is unsure of it; before, the whole file was read aloud. A polite
+    command put as a question ("would you kindly ...?") is no question to answer."""
+    check = OfflinePlanner().plan("what's the gist of it? read it to me", attach(tmp_path, "minutes.txt"))
+    gist, speech = check.plan.tasks
+    assert tasks_of(check) == ["summarization", "text-to-speech"]
+    assert speech.args["text"] == placeholder(gist.id)
+    check = OfflinePlanner().plan("would you kindly turn welcome.txt into audio?", attach(tmp_path, "welcome.txt"))
+    assert tasks_of(check) == ["text-to-speech"]

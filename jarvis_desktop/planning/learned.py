@@ -26,7 +26,8 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
-from .named_makers import captions_to_speak, makers_of_missing_media, makers_of_named_results, writings_to_speak
+from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
+                           writings_to_speak)
 from .other_medium import on_medium_given
 from .references import file_references
 from .result_refs import named_results
@@ -173,6 +174,7 @@ class LearnedDetector(Detector):
         found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found += writings_to_speak(found, m, reading, attachments, seg, views)
+        found += answers_to_speak(found, P, m, views, given_kinds(reading, attachments), m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)

@@ -6,6 +6,8 @@ needs it being the evidence it is wanted."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..media import Attachment
@@ -109,3 +111,26 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
             if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):
                 return [(i, m.labels.index(writer), writer)]
     return []
+
+
+#: A question asked for its answer: what, how, who ... ("what's the gist?", "how many birds?")
+_WH_RE = re.compile(r"(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose)(?:'s|s)?\b", re.I)
+
+
+def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list,
+                     given: list[str], floor: float) -> list[tuple[int, int, str]]:
+    """Speech after a question no step answers ("what's the main point? tell me out loud"): what it
+    says is the answer, so the question gets the step the model likes most for it among those that
+    read words or a file of a kind ``given``, when at least a little sure of one (``floor``), rather
+    than the speech reading the file or the request aloud."""
+    speech = sorted(i for i, _, label in found if label == "text-to-speech")
+    if not speech or any(k <= speech[0] and label != "text-to-speech" for k, _, label in found):
+        return []
+    asked = [k for k in range(speech[0]) if views[k].span.text.rstrip().endswith("?")
+             and _WH_RE.match(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?", a command
+    if not asked:
+        return []
+    k = asked[-1]
+    j = max((j for j, label in enumerate(m.labels) if label != "text-to-speech" and media_output(label) == "text"
+             and media_input(label) in (None, *given)), key=lambda j: P[k, j])
+    return [(k, j, m.labels[j])] if P[k, j] >= floor else []
