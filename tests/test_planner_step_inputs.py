@@ -551,3 +551,17 @@ def test_steps_listed_from_a_named_result_each_read_it(planner, tmp_path):
     assert tasks_of(check) == ["automatic-speech-recognition", "summarization", "token-classification"]
     asr, summary, names = check.plan.tasks
     assert summary.args["text"] == names.args["text"] == placeholder(asr.id)
+
+
+@pytest.mark.parametrize("request_text", [
+    "caption beach.jpg, depth map of garden.jpg",  # two steps listed at a comma, each with its file
+    "caption beach.jpg and depth map of garden.jpg",  # two steps in one clause
+])
+def test_each_step_of_a_clause_reads_the_file_named_with_it(planner, tmp_path, request_text):
+    """Before, both steps ran on both photos (or one step on both): the files a clause names are
+    divided among its steps, each getting those named from its words to the next step's."""
+    check = planner.plan(request_text, attach(tmp_path, "beach.jpg", "garden.jpg"))
+    assert [(t.task, t.args["image"].rsplit("/", 1)[-1]) for t in check.plan.tasks] == [
+        ("image-to-text", "beach.jpg"), ("depth-estimation", "garden.jpg")]
+    check = planner.plan("compare beach.jpg, garden.jpg", attach(tmp_path, "beach.jpg", "garden.jpg"))
+    assert [t.task for t in check.plan.tasks][-1] == "sentence-similarity"  # a list of files is one step's

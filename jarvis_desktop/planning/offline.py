@@ -27,7 +27,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_t
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
-                         table_file, table_files, values_read)
+                         step_part, table_file, table_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -143,6 +143,7 @@ class OfflinePlanner:
         after it still chain to it. Each step waits at most once, so the loop ends.
         """
         pending = list(dets)
+        st.asked_at = sorted(d.start for d in dets)
         asked = {id(d): k for k, d in enumerate(dets)}
         waited = st.waited
         while pending:
@@ -257,11 +258,12 @@ class OfflinePlanner:
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
         scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
         each = any(EACH_RE.search(c.text) for c in scope)
+        own = [step_part(d.start, clause, st)] + scope[1:]
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
             tables = d.task == "tabular-classification"
-            named = files_named_in(scope, "text" if tables else ARG_KINDS[files[0]], st, tables)
+            named = files_named_in(own, "text" if tables else ARG_KINDS[files[0]], st, tables)
             if len(named) >= 2 and args.get(files[0]) in named:
                 return files[0], named
             if not each:
@@ -274,7 +276,7 @@ class OfflinePlanner:
             return None, []
         texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
         if texts == ["text"] and spec.inputs == ("text",):  # one text read (not a pair compared, a question and its passage)
-            named = files_named_in(scope, "text", st)
+            named = files_named_in(own, "text", st)
             if len(named) >= 2 and args.get("text") in named:
                 return "text", named  # "sentiment of review1.txt, review2.txt"
             given = given_files("text", st)
@@ -360,7 +362,9 @@ class OfflinePlanner:
 
     def _file_input(self, kind: str, d: Detection, st: PlanState, clause: Span, parallel: bool, later: set[str]) -> str | None:
         r = st.reading
-        own = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
+        part = step_part(d.start, clause, st)
+        own = [f for f in r.files if part.start <= f.start < part.end and kind_of(f.text) == kind] or [
+            f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
         prod = st.producer(kind)
         if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == attachment_named(own[0].text, kind, st.attachments):
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording

@@ -39,6 +39,7 @@ class PlanState:
     stepless: set[int] = field(default_factory=set)  # clauses where no step was found
     pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
     missing: list[str] = field(default_factory=list)  # kinds of file a step needed and none was given
+    asked_at: list[int] = field(default_factory=list)  # where each step is asked, in order
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> PlanNode | None:
         for n in reversed(self.nodes):
@@ -114,3 +115,13 @@ def nearest_file(kind: str, pos: int, st: PlanState, before_only: bool = False) 
         if a.kind == kind:
             return str(a.path)
     return None
+
+
+def step_part(pos: int, clause: Span, st: PlanState) -> Span:
+    """The words of the step asked at ``pos`` in a clause that asks for other steps too: from its
+    own words (from the clause's start for the first) to the next step's, so the files it names are
+    its own ("caption a.jpg, depth of b.jpg": a.jpg is the caption's, b.jpg the depth's)."""
+    after = [a for a in st.asked_at if pos < a < clause.end]
+    start = pos if any(clause.start <= a < pos for a in st.asked_at) else clause.start
+    end = after[0] if after else clause.end
+    return Span(st.reading.text[start:end], start, end)

@@ -101,6 +101,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(t.idx)  # "..., and say it out loud": the coordinator opens the new step
         elif commands and t.text == "," and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
             cuts.add(t.idx)
+        elif commands and t.text == "," and _another_file_follows(doc, t.i):
+            cuts.add(t.idx)  # "caption a.jpg, depth of b.jpg": a step on each file
         elif commands and _numbers_a_command(doc, t.i):
             start = doc[t.i - 1].idx if t.i > 0 and doc[t.i - 1].text == "(" else t.idx
             cuts.add(start)
@@ -117,6 +119,22 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
                      and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
         heads.append(verb.start if verb else c.start)
     return Segmentation(clauses, tokens, heads, parsed=True)
+
+
+def _another_file_follows(doc: Any, i: int) -> bool:
+    """Whether the comma at ``i`` ends one file's step and starts another's: a file just before it,
+    and after it words of their own, then another file ("caption a.jpg, depth of b.jpg";
+    "transcribe call.wav, genre of song.mp3"); not a list of files ("compare a.jpg, b.jpg")."""
+    if i == 0 or not kind_of(doc[i - 1].text):
+        return False
+    words = False
+    for t in doc[i + 1:]:
+        if t.text in (",", ";") or t.is_sent_start:
+            return False
+        if kind_of(t.text):
+            return words
+        words = words or t.pos_ in ("NOUN", "VERB", "ADJ", "PROPN")
+    return False
 
 
 def _numbers_a_command(doc: Any, i: int) -> bool:
