@@ -393,3 +393,10 @@ def test_speech_after_a_question_no_step_answers_speaks_the_answer(tmp_path):
     assert speech.args["text"] == placeholder(gist.id)
     check = OfflinePlanner().plan("would you kindly turn welcome.txt into audio?", attach(tmp_path, "welcome.txt"))
     assert tasks_of(check) == ["text-to-speech"]
+
+
+def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classification(tmp_path):
+    """"..., and tell me the genre": the word for what kind of sound it is names the step on the
+    recording given, though the model, reading "tell me", is unsure of it."""
+    check = OfflinePlanner().plan("strip the vocals from track.wav and tell me the genre", attach(tmp_path, "track.wav"))
+    assert tasks_of(check) == ["audio-to-audio", "audio-classification"]

@@ -159,7 +159,7 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, a].argmax()), a, m.labels[a]))
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
-        found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words)
+        found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given_kinds(reading, attachments))
         found += _named_by_task_name(found, views, m, reading)
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
@@ -465,7 +465,7 @@ _MAKING = {"generate"}
 
 
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
-                            seg, media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+                            seg, media_words: dict[str, set[str]], given: list[str] = ()) -> list[tuple[int, int, str]]:
     """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label:
     a clause with a verb of doing, or one naming a thing to make ("poem abt cats, read it to me")."""
     if len(views) < 2:
@@ -483,6 +483,8 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
         made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS}
+        if "audio" in given and SOUND_LABEL_RE.search(view.span.text):
+            made.add("audio-classification")  # "... and tell me the genre" of a recording given
 
         def named_by_verb(k: int) -> bool:
             return m.labels[k] in made or any(_names_task(w, m.labels[k]) for w in naming)
