@@ -400,3 +400,20 @@ def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classificati
     recording given, though the model, reading "tell me", is unsure of it."""
     check = OfflinePlanner().plan("strip the vocals from track.wav and tell me the genre", attach(tmp_path, "track.wav"))
     assert tasks_of(check) == ["audio-to-audio", "audio-classification"]
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("img: a cabin in the woods, oil painting look", ["text-to-image"]),
+    ("paint a sailboat on a calm lake, watercolor style", ["text-to-image"]),  # the model leans to an edit
+    ("draw a lighthouse and then turn it into a pencil sketch", ["text-to-image", "image-to-image"]),
+])
+def test_a_style_asked_with_a_new_picture_is_its_prompt_not_an_edit(request_text, tasks):
+    """No picture is given and the clause has one verb: the style is part of what to draw, and a
+    change of a picture with none given, made or pointed at is the picture's making; an edit asked
+    with a verb of its own is a step of its own, and "make this photo brighter" with no photo still
+    asks for the photo."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == tasks
+    if tasks == ["text-to-image"]:
+        assert check.plan.tasks[0].args["text"] == request_text.split(": ")[-1].removeprefix("paint ")
+    assert OfflinePlanner().plan("make this photo brighter", []).missing == ["a photo or picture"]

@@ -165,6 +165,13 @@ class LearnedDetector(Detector):
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
+        if "image" not in given_kinds(reading, attachments):
+            # "paint a fox in the snow, watercolor style": the style is the new picture's, not an
+            # edit of it asked in the same breath (with a verb of its own, "..., then turn it into a
+            # pencil sketch", it is one)
+            made_in = {i for i, _, label in found if label == "text-to-image"
+                       and sum(t.pos == "VERB" for t in seg.tokens_in(views[i].span)) < 2}
+            found = [f for f in found if not (f[2] in (EDIT, "image-to-image") and f[0] in made_in)]
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given_kinds(reading, attachments), self.kb.media_words)
         found += self._unread_files(found, P, views, seg, reading, attachments)

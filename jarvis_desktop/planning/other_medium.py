@@ -13,7 +13,7 @@ import numpy as np
 from ..media import Attachment
 from .extract import RequestReading
 from .missing import asks_for_file
-from .step_labels import media_input, media_output
+from .step_labels import EDIT, media_input, media_output
 
 #: Each step on a sound and the step that does the same to a picture, both ways: cleaning or
 #: enhancing, writing down the words it holds, saying what kind of thing it is.
@@ -23,6 +23,8 @@ SAME_ON_OTHER_MEDIUM = {
     "audio-classification": "image-classification",
 }
 SAME_ON_OTHER_MEDIUM |= {b: a for a, b in SAME_ON_OTHER_MEDIUM.items()}
+#: Steps that change a picture: with none anywhere, the picture asked for is a new one
+_PICTURE_CHANGES = {EDIT, "image-to-image"}
 
 
 def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], bar: float, clauses: list,
@@ -46,6 +48,12 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
             if fits and P[i, fits[0]] >= bar:
                 j = int(fits[0])
             label = labels[j]
+        elif label in _PICTURE_CHANGES and "text-to-image" in labels and "image" not in given and not any(
+                media_output(f[2]) == "image" for k, f in enumerate(found) if k != n) and not asks_for_file(
+                "image", reading, attachments, clauses[i], media_words):
+            # "paint a sailboat on a calm lake, watercolor style" with no picture given, made or
+            # pointed at: the picture is to be made, in that style
+            j, label = labels.index("text-to-image"), "text-to-image"
         if (i, j, label) not in out:
             out.append((i, j, label))
     return out
