@@ -4,6 +4,8 @@ The step classifier learns an operation mostly from the medium it usually comes 
 and "improve the quality" are said of recordings far more than of photos, "transcribe" of speech
 more than of a scanned page. When the request gives a picture and no sound at all, "clean up this
 picture, it's noisy" is not a recording to denoise that is missing: it is the picture's cleaning.
+Likewise a change of a picture when there is no picture at all ("paint a sailboat on a calm lake,
+watercolor style") is the picture's making.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
                     media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
     """``found`` (clause, label index, label) with each step whose medium is nowhere in the request
     (not given, named or made by another step) turned into the same step on the medium that is
-    given, or into the clause's likeliest other step where the model gives that one ``bar`` or more
+    given (a picture's change into its making, when no picture is there at all), or into the clause's likeliest other step where the model gives that one ``bar`` or more
     ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); not where the
     clause points at a file of the missing kind ("transcribe the recording" with a photo given
     asks for the recording)."""
