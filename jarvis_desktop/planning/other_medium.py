@@ -34,10 +34,10 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
                     media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
     """``found`` (clause, label index, label) with each step whose medium is nowhere in the request
     (not given, named or made by another step) turned into the same step on the medium that is
-    given (a picture's change into its making, when no picture is there at all), or into the clause's likeliest other step where the model gives that one ``bar`` or more
-    ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); not where the
-    clause points at a file of the missing kind ("transcribe the recording" with a photo given
-    asks for the recording)."""
+    given, or into the clause's likeliest other step where the model gives that one ``bar`` or more
+    ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); a picture's
+    change, with no picture there at all, into its making. Not where the clause points at a file of
+    the missing kind ("transcribe the recording" with a photo given asks for the recording)."""
     out = []
     for n, (i, j, label) in enumerate(found):
         other = SAME_ON_OTHER_MEDIUM.get(label)
