@@ -58,8 +58,11 @@ def test_no_step_is_added_where_no_speech_step_leads_the_clause(model):
     P = _scores({"image-to-text": 0.9, "document-question-answering": 0.25})
     assert _beside_speech(_found("image-to-text"), P, model) == []
     # a speech step that is not the clause's likeliest does not lead it
+    P = _scores({"text-to-speech": 0.4, "text-generation": 0.8, "summarization": 0.25})
+    assert _beside_speech(_found("text-generation", "text-to-speech"), P, model) == []
+    # a translation leading it does ("tl;dr, in German")
     P = _scores({"text-to-speech": 0.4, "translation": 0.8, "summarization": 0.25})
-    assert _beside_speech(_found("translation", "text-to-speech"), P, model) == []
+    assert _beside_speech(_found("translation", "text-to-speech"), P, model) == _found("summarization")
 
 
 def test_no_second_reader_of_one_file_nor_second_answer_is_added(model):
@@ -417,3 +420,11 @@ def test_a_style_asked_with_a_new_picture_is_its_prompt_not_an_edit(request_text
     if tasks == ["text-to-image"]:
         assert check.plan.tasks[0].args["text"] == request_text.split(": ")[-1].removeprefix("paint ")
     assert OfflinePlanner().plan("make this photo brighter", []).missing == ["a photo or picture"]
+
+
+def test_a_text_step_asked_with_a_translation_in_one_clause_is_kept():
+    """"boil down budget_2025.txt into Dutch": the language takes most of the clause's score from
+    the summary it is asked of, as speech words do (``_beside_speech``)."""
+    check = OfflinePlanner().plan("boil down budget_2025.txt into Dutch", [])
+    assert tasks_of(check) == ["summarization", "translation"]
+    assert check.plan.tasks[1].args == {"text": placeholder(check.plan.tasks[0].id), "target_language": "Dutch"}

@@ -335,17 +335,20 @@ FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classifi
 #: spoken; "was the call in this recording friendly": a transcript, classified), and the speech
 #: words take most of the clause's score from the step they carry.
 SPEECH_CARRIERS = {"automatic-speech-recognition", "text-to-speech"}
+#: ... and translation carries words between languages: "tl;dr in German" is a summary, translated,
+#: the language taking most of the clause's score.
+CARRIERS = SPEECH_CARRIERS | {"translation"}
 
 
 def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list | None = None) -> list[tuple[int, int, str]]:
-    """A step on text asked in the clause a speech step leads, kept at ``CLAUSE_SHARE`` of the
-    threshold. Not a second step on the file a step of the clause already reads, nor a question
+    """A step on text asked in the clause a speech step or a translation leads (``CARRIERS``), kept
+    at ``CLAUSE_SHARE`` of the threshold. Not a second step on the file a step of the clause already reads, nor a question
     on the text when a question on a photo or document is asked, nor the making of a text the
     clause says is given ("read this poem aloud: '...'")."""
     have = {label for _, _, label in found}
     out = []
     for i, j, label in found:
-        if label not in SPEECH_CARRIERS or int(P[i].argmax()) != j:
+        if label not in CARRIERS or int(P[i].argmax()) != j:
             continue
         text = views[i].span.text if views else ""
         made = named_results(text, made=True)
