@@ -428,3 +428,24 @@ def test_a_text_step_asked_with_a_translation_in_one_clause_is_kept():
     check = OfflinePlanner().plan("boil down budget_2025.txt into Dutch", [])
     assert tasks_of(check) == ["summarization", "translation"]
     assert check.plan.tasks[1].args == {"text": placeholder(check.plan.tasks[0].id), "target_language": "Dutch"}
+
+
+def test_a_question_between_labels_asks_for_a_judgement():
+    """"..., and is it friendly or is it threatening": no verb of doing, but a choice between
+    labels asks for the step that judges, though the model is unsure of it; a question without a
+    choice ("and is it long") asks for nothing here."""
+    detector = LearnedDetector()
+    m = detector.model
+    i2t, tc = (m.labels.index(x) for x in ("image-to-text", "text-classification"))
+
+    def steps_added(second_clause: str) -> list[tuple[int, int, str]]:
+        seg, views, P = detector.scores(read_request("what does the text on flyer.jpg say, " + second_clause), [])
+        assert len(views) == 2
+        P[:] = 0.01
+        P[0, i2t] = 0.9
+        P[1, tc] = m.threshold * FALLBACK_SHARE + 0.01  # under a clause's own bar
+        return _unclaimed_clause_steps([(0, i2t, "image-to-text")], P, views, m, seg, detector.kb.media_words)
+
+    assert steps_added("and is it friendly or is it threatening") == [(1, tc, "text-classification")]
+    assert steps_added("and whether it sounds urgent or not") == [(1, tc, "text-classification")]
+    assert steps_added("and is it long") == []

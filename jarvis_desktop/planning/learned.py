@@ -474,6 +474,18 @@ _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 _MAKING = {"generate"}
 
 
+#: Steps that say which of some labels a thing is, or answer which it is from a picture
+JUDGES = {"text-classification", "audio-classification", "image-classification", "visual-question-answering"}
+_CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}
+
+
+def asks_a_choice(toks: list) -> bool:
+    """The clause asks which of two or more things something is: a question word, then "A or B"
+    ("whether it's a warning or just info", "is it mean or wholesome", "if it sounds urgent or not")."""
+    lows = [t.lower for t in toks]
+    return "or" in lows[1:] and any(w in _CHOICE_CUES for w in lows[:lows.index("or")])
+
+
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
                             seg, media_words: dict[str, set[str]], given: list[str] = ()) -> list[tuple[int, int, str]]:
     """Steps for the clauses that are actions but got none (see ``CLAUSE_SHARE``), one per label:
@@ -488,11 +500,14 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             continue
         toks = seg.tokens_in(view.span)
         verbs = [t for t in toks if t.pos == "VERB"]
-        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not names_a_thing_to_make(toks, media_words):
+        choice = asks_a_choice(toks)
+        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not names_a_thing_to_make(toks, media_words) and not choice:
             continue  # not an action: a file or text the user has, a question without a verb
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
         made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS}
+        if choice:
+            made |= JUDGES  # "... and is it mean or is it wholesome": a judgement between labels
         if "audio" in given and SOUND_LABEL_RE.search(view.span.text):
             made.add("audio-classification")  # "... and tell me the genre" of a recording given
 
