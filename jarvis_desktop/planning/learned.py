@@ -28,7 +28,7 @@ from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
                            writings_to_speak)
-from .other_medium import on_medium_given
+from .other_medium import on_medium_given, without_style_edits
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
@@ -103,6 +103,7 @@ class LearnedDetector(Detector):
         seg, views, P = self.scores(reading, attachments)
         P = self._read_without_quotes(P, views, reading)
         m = self.model
+        given = given_kinds(reading, attachments)  # the kinds of the files given or named
         if reading.subject and len(views) > 2 and len(reading.subject) > 400:
             # a pasted document: its sentences are the material, not steps; the instruction is
             # the first or the last clause, as people write it
@@ -119,7 +120,7 @@ class LearnedDetector(Detector):
             # With no picture to work from, a picture made from words is still asked for, so what
             # the model gave a guided generation goes to text-to-image ("make a photo of a street
             # at night"); with a picture given, it may be an edit of it ("make this photo wintry").
-            pictures = "image" in given_kinds(reading, attachments)
+            pictures = "image" in given
             if GUIDED in m.labels and "text-to-image" in m.labels and not pictures:
                 g, t = m.labels.index(GUIDED), m.labels.index("text-to-image")
                 P[:, t] = 1.0 - (1.0 - P[:, t]) * (1.0 - P[:, g])
@@ -147,11 +148,11 @@ class LearnedDetector(Detector):
                          and not says_what_it_holds(seg.tokens))
             if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE or half_sure:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
-            elif CONTROL in m.labels and "image" in given_kinds(reading, attachments) and named_control_map(reading.text, CONTROL_WORDS):
+            elif CONTROL in m.labels and "image" in given and named_control_map(reading.text, CONTROL_WORDS):
                 # "M-LSD lines, warehouse.jpg": a map named by its own name, of a picture given
                 c = m.labels.index(CONTROL)
                 found.append((int(P[:, c].argmax()), c, CONTROL))
-            elif "image" in given_kinds(reading, attachments) and reading.text.rstrip().endswith("?") and not any(
+            elif "image" in given and reading.text.rstrip().endswith("?") and not any(
                     t.lower in _YOU for t in seg.tokens) and (asked := [m.labels.index(x) for x in sorted(ANSWERING_FILES) if x in m.labels]):
                 # "got eggs left?" with a photo of the fridge: a question is asked of the picture
                 # given; not one asked of the assistant ("how's your day going?")
@@ -159,21 +160,15 @@ class LearnedDetector(Detector):
                 found.append((int(P[:, a].argmax()), a, m.labels[a]))
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
-        found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given_kinds(reading, attachments))
+        found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
         found += _named_by_task_name(found, views, m, reading)
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
-        if "image" not in given_kinds(reading, attachments):
-            # "paint a fox in the snow, watercolor style": the style is the new picture's, not an
-            # edit of it asked in the same breath (with a verb of its own, "..., then turn it into a
-            # pencil sketch", it is one)
-            made_in = {i for i, _, label in found if label == "text-to-image"
-                       and sum(t.pos == "VERB" for t in seg.tokens_in(views[i].span)) < 2}
-            found = [f for f in found if not (f[2] in (EDIT, "image-to-image") and f[0] in made_in)]
+        found = without_style_edits(found, [seg.tokens_in(v.span) for v in views], given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
-                                given_kinds(reading, attachments), self.kb.media_words)
+                                given, self.kb.media_words)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)
@@ -181,7 +176,7 @@ class LearnedDetector(Detector):
         found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found += writings_to_speak(found, m, reading, attachments, seg, views)
-        found += answers_to_speak(found, P, m, views, given_kinds(reading, attachments), m.threshold * FALLBACK_SHARE)
+        found += answers_to_speak(found, P, m, views, given, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)
@@ -342,9 +337,9 @@ CARRIERS = SPEECH_CARRIERS | {"translation"}
 
 def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list | None = None) -> list[tuple[int, int, str]]:
     """A step on text asked in the clause a speech step or a translation leads (``CARRIERS``), kept
-    at ``CLAUSE_SHARE`` of the threshold. Not a second step on the file a step of the clause already reads, nor a question
-    on the text when a question on a photo or document is asked, nor the making of a text the
-    clause says is given ("read this poem aloud: '...'")."""
+    at ``CLAUSE_SHARE`` of the threshold. Not a second step on the file a step of the clause already
+    reads, nor a question on the text when a question on a photo or document is asked, nor the
+    making of a text the clause says is given ("read this poem aloud: '...'")."""
     have = {label for _, _, label in found}
     out = []
     for i, j, label in found:
@@ -501,8 +496,9 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         toks = seg.tokens_in(view.span)
         verbs = [t for t in toks if t.pos == "VERB"]
         choice = asks_a_choice(toks)
-        if seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not names_a_thing_to_make(toks, media_words) and not choice:
-            continue  # not an action: a file or text the user has, a question without a verb
+        if (seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not choice
+                and not names_a_thing_to_make(toks, media_words)):
+            continue  # not an action: a file or text the user has, a question without a verb or choice
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
         made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS}

@@ -84,6 +84,15 @@ def captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepM
     return [(i, j, i2t)] if pictures and P[i, j] >= floor else []
 
 
+def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
+    """The clause of the first speech step when no step in it or before it reads or makes words
+    for it to speak, else None."""
+    speech = min((i for i, _, label in found if label == "text-to-speech"), default=None)
+    if speech is None or any(k <= speech and label != "text-to-speech" for k, _, label in found):
+        return None
+    return speech
+
+
 #: Pieces of writing a request can ask to hear, made new ("tell me a joke out loud")
 WRITINGS = {"poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story", "tale", "joke", "riddle",
             "fact", "quote", "toast", "compliment", "essay", "letter"}
@@ -97,11 +106,8 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     request's own. Only where nothing before the speech reads or makes words to speak, and no words
     were given."""
     writer = "text-generation"
-    speech = sorted(i for i, _, label in found if label == "text-to-speech")
-    if not speech or writer not in m.labels or reading.quotes or "text" in given_kinds(reading, attachments):
-        return []
-    i = speech[0]
-    if any(k <= i and label != "text-to-speech" for k, _, label in found):
+    i = _speech_alone(found)
+    if i is None or writer not in m.labels or reading.quotes or "text" in given_kinds(reading, attachments):
         return []
     toks = seg.tokens_in(views[i].span)
     for n, t in enumerate(toks):
@@ -123,10 +129,10 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     says is the answer, so the question gets the step the model likes most for it among those that
     read words or a file of a kind ``given``, when at least a little sure of one (``floor``), rather
     than the speech reading the file or the request aloud."""
-    speech = sorted(i for i, _, label in found if label == "text-to-speech")
-    if not speech or any(k <= speech[0] and label != "text-to-speech" for k, _, label in found):
+    i = _speech_alone(found)
+    if i is None:
         return []
-    asked = [k for k in range(speech[0]) if views[k].span.text.rstrip().endswith("?")
+    asked = [k for k in range(i) if views[k].span.text.rstrip().endswith("?")
              and _WH_RE.match(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?", a command
     if not asked:
         return []

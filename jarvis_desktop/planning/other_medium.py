@@ -5,7 +5,7 @@ and "improve the quality" are said of recordings far more than of photos, "trans
 more than of a scanned page. When the request gives a picture and no sound at all, "clean up this
 picture, it's noisy" is not a recording to denoise that is missing: it is the picture's cleaning.
 Likewise a change of a picture when there is no picture at all ("paint a sailboat on a calm lake,
-watercolor style") is the picture's making.
+watercolor style") is the picture's making, and a style asked with a picture to make is its own.
 """
 
 from __future__ import annotations
@@ -59,3 +59,15 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
         if (i, j, label) not in out:
             out.append((i, j, label))
     return out
+
+
+def without_style_edits(found: list[tuple[int, int, str]], clause_tokens: list[list],
+                        given: list[str]) -> list[tuple[int, int, str]]:
+    """``found`` without an edit asked in the clause of a picture to make, with no picture given and
+    one verb in the clause: "paint a fox in the snow, watercolor style" asks for the style of the
+    new picture, not an edit of it ("..., then turn it into a pencil sketch", with a verb of its
+    own, is one)."""
+    if "image" in given:
+        return found
+    made_in = {i for i, _, label in found if label == "text-to-image" and sum(t.pos == "VERB" for t in clause_tokens[i]) < 2}
+    return [f for f in found if not (f[2] in _PICTURE_CHANGES and f[0] in made_in)]
