@@ -36,7 +36,7 @@ from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input
 from .step_order import in_run_order
-from .step_words import ASKING_VERBS
+from .step_words import ASKING_VERBS, asks_a_choice
 from .stepmodel import StepModel
 from .typos import Speller
 
@@ -471,14 +471,6 @@ _MAKING = {"generate"}
 
 #: Steps that say which of some labels a thing is, or answer which it is from a picture
 JUDGES = {"text-classification", "audio-classification", "image-classification", "visual-question-answering"}
-_CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}
-
-
-def asks_a_choice(toks: list) -> bool:
-    """The clause asks which of two or more things something is: a question word, then "A or B"
-    ("whether it's a warning or just info", "is it mean or wholesome", "if it sounds urgent or not")."""
-    lows = [t.lower for t in toks]
-    return "or" in lows[1:] and any(w in _CHOICE_CUES for w in lows[:lows.index("or")])
 
 
 def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,

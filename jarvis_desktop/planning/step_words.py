@@ -247,3 +247,14 @@ def tidy_question(question: str) -> str:
     if q and named and not QUESTION_START_RE.match(q) and not asked and not _COMMAND_RE.match(q):
         q = "what is " + (q if re.match(r"(?:the|my|your)\s", q, re.I) else "the " + q)
     return (q[0].upper() + q[1:]) if q else question
+
+
+_CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}
+
+
+def asks_a_choice(toks: list) -> bool:
+    """The clause (its tokens) asks which of two or more things something is: a question word, then
+    "A or B" ("whether it's a warning or just info", "is it mean or wholesome", "if it sounds urgent
+    or not")."""
+    lows = [t.lower for t in toks]
+    return "or" in lows[1:] and any(w in _CHOICE_CUES for w in lows[:lows.index("or")])
