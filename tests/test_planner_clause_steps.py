@@ -398,6 +398,14 @@ def test_speech_after_a_question_no_step_answers_speaks_the_answer(tmp_path):
     assert tasks_of(check) == ["text-to-speech"]
 
 
+def test_speech_after_a_question_with_no_file_speaks_the_chat_partners_answer():
+    """"who painted the mona lisa? say it out loud": before, the words "Say it out loud" were spoken."""
+    check = OfflinePlanner().plan("who painted the mona lisa? say it out loud", [])
+    assert tasks_of(check) == ["conversational", "text-to-speech"]
+    answer, speech = check.plan.tasks
+    assert answer.args["text"] == "Who painted the mona lisa?" and speech.args["text"] == placeholder(answer.id)
+
+
 def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classification(tmp_path):
     """"..., and tell me the genre": the word for what kind of sound it is names the step on the
     recording given, though the model, reading "tell me", is unsure of it."""

@@ -120,15 +120,17 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
 
 
 #: A question asked for its answer: what, how, who ... ("what's the gist?", "how many birds?")
+_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur)\b", re.I)
 _WH_RE = re.compile(r"(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose)(?:'s|s)?\b", re.I)
 
 
 def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list,
                      given: list[str], floor: float) -> list[tuple[int, int, str]]:
-    """Speech after a question no step answers ("what's the main point? tell me out loud"): what it
-    says is the answer, so the question gets the step the model likes most for it among those that
-    read words or a file of a kind ``given``, when at least a little sure of one (``floor``), rather
-    than the speech reading the file or the request aloud."""
+    """Speech after a question no step answers ("what's the main point? tell me out loud" with a
+    document given): what it says is the answer, so the question gets the step the model likes most
+    for it among those that read words or a file of a kind ``given``, when at least a little sure of
+    one (``floor``), rather than the speech reading the file or the request aloud. With no file, the
+    chat partner answers it."""
     i = _speech_alone(found)
     if i is None:
         return []
@@ -137,6 +139,13 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     if not asked:
         return []
     k = asked[-1]
+    if not given:
+        # no file to answer from ("who won the world cup in 2018? say it out loud"): the chat
+        # partner answers, and its answer is spoken, not the words "say it out loud"; not a
+        # question about the assistant itself ("what is your name?"), which the chat answers as chat
+        chat = "conversational"
+        about_you = _YOU_RE.search(views[k].span.text)
+        return [(k, m.labels.index(chat), chat)] if chat in m.labels and not about_you else []
     j = max((j for j, label in enumerate(m.labels) if label != "text-to-speech" and media_output(label) == "text"
              and media_input(label) in (None, *given)), key=lambda j: P[k, j])
     return [(k, j, m.labels[j])] if P[k, j] >= floor else []
