@@ -36,7 +36,7 @@ from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input
 from .step_order import in_run_order
-from .step_words import ASKING_VERBS, asks_a_choice
+from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
 from .typos import Speller
 
@@ -153,7 +153,7 @@ class LearnedDetector(Detector):
                 c = m.labels.index(CONTROL)
                 found.append((int(P[:, c].argmax()), c, CONTROL))
             elif "image" in given and reading.text.rstrip().endswith("?") and not any(
-                    t.lower in _YOU for t in seg.tokens) and (asked := [m.labels.index(x) for x in sorted(ANSWERING_FILES) if x in m.labels]):
+                    t.lower in YOU_WORDS for t in seg.tokens) and (asked := [m.labels.index(x) for x in sorted(ANSWERING_FILES) if x in m.labels]):
                 # "got eggs left?" with a photo of the fridge: a question is asked of the picture
                 # given; not one asked of the assistant ("how's your day going?")
                 a = max(asked, key=lambda k: needs[k])
@@ -166,7 +166,7 @@ class LearnedDetector(Detector):
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
         found = _without_told_about(found, P, views, m, seg)
-        found = without_style_edits(found, [seg.tokens_in(v.span) for v in views], given)
+        found = without_style_edits(found, seg, views, given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given, self.kb.media_words)
         found += self._unread_files(found, P, views, seg, reading, attachments)
@@ -176,7 +176,7 @@ class LearnedDetector(Detector):
         found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found += writings_to_speak(found, m, reading, attachments, seg, views)
-        found += answers_to_speak(found, P, m, views, given, m.threshold * FALLBACK_SHARE)
+        found += answers_to_speak(found, P, m, seg, views, given, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_unasked_speech(found, seg)
@@ -461,8 +461,6 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
     return out
 
 
-#: The words that address the assistant
-_YOU = {"you", "your", "yours", "u", "ur", "yourself"}
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
 _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 #: Verbs that say something is made, not which task makes it ("generate speech")

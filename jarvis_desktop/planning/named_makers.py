@@ -15,6 +15,7 @@ from .detect import given_kinds
 from .extract import RequestReading
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
+from .step_words import YOU_WORDS
 from .stepmodel import StepModel
 
 
@@ -119,12 +120,12 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     return []
 
 
-#: A question asked for its answer: what, how, who ... ("what's the gist?", "how many birds?")
-_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur)\b", re.I)
+#: A question asked for its answer: what, how, who ... ("what's the gist?", "how many birds?"); not
+#: detect.QUESTION_START_RE, which also takes "could you ...?", a command put as a question
 _WH_RE = re.compile(r"(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose)(?:'s|s)?\b", re.I)
 
 
-def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, views: list,
+def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
                      given: list[str], floor: float) -> list[tuple[int, int, str]]:
     """Speech after a question no step answers ("what's the main point? tell me out loud" with a
     document given): what it says is the answer, so the question gets the step the model likes most
@@ -144,7 +145,7 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
         # partner answers, and its answer is spoken, not the words "say it out loud"; not a
         # question about the assistant itself ("what is your name?"), which the chat answers as chat
         chat = "conversational"
-        about_you = _YOU_RE.search(views[k].span.text)
+        about_you = any(t.lower in YOU_WORDS for t in seg.tokens_in(views[k].span))
         return [(k, m.labels.index(chat), chat)] if chat in m.labels and not about_you else []
     j = max((j for j, label in enumerate(m.labels) if label != "text-to-speech" and media_output(label) == "text"
              and media_input(label) in (None, *given)), key=lambda j: P[k, j])

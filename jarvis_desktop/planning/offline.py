@@ -363,8 +363,8 @@ class OfflinePlanner:
     def _file_input(self, kind: str, d: Detection, st: PlanState, clause: Span, parallel: bool, later: set[str]) -> str | None:
         r = st.reading
         part = step_part(d.start, clause, st)
-        own = [f for f in r.files if part.start <= f.start < part.end and kind_of(f.text) == kind] or [
-            f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
+        in_clause = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
+        own = [f for f in in_clause if part.start <= f.start < part.end] or in_clause
         prod = st.producer(kind)
         if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == attachment_named(own[0].text, kind, st.attachments):
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording

@@ -61,13 +61,13 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     return out
 
 
-def without_style_edits(found: list[tuple[int, int, str]], clause_tokens: list[list],
-                        given: list[str]) -> list[tuple[int, int, str]]:
+def without_style_edits(found: list[tuple[int, int, str]], seg, views: list, given: list[str]) -> list[tuple[int, int, str]]:
     """``found`` without an edit asked in the clause of a picture to make, with no picture given and
     one verb in the clause: "paint a fox in the snow, watercolor style" asks for the style of the
     new picture, not an edit of it ("..., then turn it into a pencil sketch", with a verb of its
     own, is one)."""
     if "image" in given:
         return found
-    made_in = {i for i, _, label in found if label == "text-to-image" and sum(t.pos == "VERB" for t in clause_tokens[i]) < 2}
+    made_in = {i for i, _, label in found if label == "text-to-image"
+               and sum(t.pos == "VERB" for t in seg.tokens_in(views[i].span)) < 2}
     return [f for f in found if not (f[2] in _PICTURE_CHANGES and f[0] in made_in)]

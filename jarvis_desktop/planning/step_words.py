@@ -249,6 +249,8 @@ def tidy_question(question: str) -> str:
     return (q[0].upper() + q[1:]) if q else question
 
 
+#: The words that address the assistant ("how's your day going?", "what is your name?")
+YOU_WORDS = frozenset({"you", "your", "yours", "u", "ur", "yourself"})
 _CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}
 
 
