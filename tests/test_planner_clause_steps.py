@@ -406,6 +406,40 @@ def test_speech_after_a_question_with_no_file_speaks_the_chat_partners_answer():
     assert answer.args["text"] == "Who painted the mona lisa?" and speech.args["text"] == placeholder(answer.id)
 
 
+@pytest.mark.parametrize("request_text, question", [
+    ("how tall are you? say it out loud", "How tall are you?"),  # about the assistant, hearing it plainly asked
+    ("hi jarvis, what's the speed of sound? tell me out loud", "what's the speed of sound?"),  # after a greeting
+    ("do penguins live in the arctic? answer aloud", "Do penguins live in the arctic?"),  # a yes/no question
+    ("hey buddy, which moon is the biggest? read it out loud", "which moon is the biggest?"),  # one sentence to the parser
+    ("what is the capital of peru? answer out loud", "What is the capital of peru?"),  # read as a picture question
+    ("good morning! how many bones are in a human hand? say the answer aloud", "how many bones are in a human hand?"),
+    ("are you still there? reply out loud", "Are you still there?"),  # the reply is the chat partner's
+])
+def test_speech_after_a_question_for_the_chat_speaks_the_chat_partners_answer(request_text, question):
+    """A question with no file or quoted words to answer it from, then speech: the chat partner
+    answers the question and speech reads its answer. Before, the speech read its own command
+    ("Say it out loud"), or a reader of passages looked for the answer in the question itself."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == ["conversational", "text-to-speech"]
+    answer, speech = check.plan.tasks
+    assert question in answer.args["text"] and speech.args["text"] == placeholder(answer.id)
+
+
+@pytest.mark.parametrize("request_text", ["how many planets are in the solar system?", "what is the capital of peru?"])
+def test_a_question_with_nothing_to_read_is_answered_as_chat(request_text):
+    """No passage, file or picture to answer from: no step runs and nothing is asked to be attached
+    (a picture question read into it said "attach them and ask again")."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == [] and not check.missing
+    assert not any("attach" in note for note in check.plan.notes)
+
+
+def test_a_question_on_quoted_words_is_still_answered_from_them():
+    check = OfflinePlanner().plan('"The library shuts at 8 pm on Fridays." so when does it shut on friday? tell me out loud', [])
+    assert tasks_of(check) == ["question-answering", "text-to-speech"]
+    assert check.plan.tasks[0].args["context"] == "The library shuts at 8 pm on Fridays."
+
+
 def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classification(tmp_path):
     """"..., and tell me the genre": the word for what kind of sound it is names the step on the
     recording given, though the model, reading "tell me", is unsure of it."""

@@ -74,18 +74,36 @@ def questions_without_passage(found: list[tuple[int, int, str]], views: list, m:
     """A question quoted with no passage to answer it from ("play a pirate and answer this: 'where
     did you bury the gold?'") is talked over, not answered by a reader that would look for the
     answer inside the question itself, nor only read aloud ("answer this out loud: '...?'").
-    Only when nothing else makes text for it to read."""
+    Likewise a question with nothing quoted and no passage at all: the chat answers it, and its
+    answer is what speech reads. Only when nothing else makes text for it to read."""
     qa, talk = "question-answering", "conversational"
     labels = {label for _, _, label in found}
     if (talk not in m.labels or labels - {qa, "text-to-speech"} or reading.subject
-            or not reading.quotes or not all(q.text.rstrip().endswith("?") for q in reading.quotes)):
+            or not all(q.text.rstrip().endswith("?") for q in reading.quotes)):
         return found
+    if not reading.quotes:
+        if not _nothing_to_read(found, views, qa):
+            return found
+        if "text-to-speech" not in labels:
+            return [f for f in found if f[2] != qa]  # "what day comes after tuesday?": the chat answers
     if qa in labels:
         return [(i, m.labels.index(talk), talk) if label == qa else (i, j, label) for i, j, label in found]
+    if not reading.quotes:
+        return found
     for k, v in enumerate(views):
         if _ANSWER_RE.search(outside_quotes(v.span.text, reading)):
             return found + [(k, m.labels.index(talk), talk)]
     return found
+
+
+def _nothing_to_read(found: list[tuple[int, int, str]], views: list, qa: str) -> bool:
+    """With no quote, a question asked with nothing else said ("morning! what day comes after
+    tuesday? say it aloud"): each clause with no step is a question or a word of greeting, so no
+    passage is pasted in ("going by this when does the pool close the pool opens at six ...")."""
+    stepped = {i for i, _, _ in found}
+    asked = [views[i].span.text.rstrip().endswith("?") for i, _, label in found if label == qa]
+    return bool(asked) and all(asked) and all(
+        v.span.text.rstrip().endswith("?") or len(v.span.text.split()) <= 3 for k, v in enumerate(views) if k not in stepped)
 
 
 #: Words that ask for an answer to a question given in quotes

@@ -28,7 +28,7 @@ from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
                            writings_to_speak)
-from .other_medium import on_medium_given, without_style_edits
+from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
 from .result_refs import named_results
 from .segment import load_nlp, segment
@@ -169,6 +169,7 @@ class LearnedDetector(Detector):
         found = without_style_edits(found, seg, views, given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given, self.kb.media_words)
+        found = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)

@@ -120,9 +120,11 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     return []
 
 
-#: A question asked for its answer: what, how, who ... ("what's the gist?", "how many birds?"); not
-#: detect.QUESTION_START_RE, which also takes "could you ...?", a command put as a question
-_WH_RE = re.compile(r"(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose)(?:'s|s)?\b", re.I)
+#: A question asked for its answer, after a greeting or a name at most ("what's the gist?", "hey
+#: jarvis, how many birds?", "do you ever get tired?"); not detect.QUESTION_START_RE, which also
+#: takes "could you ...?", a command put as a question
+_DIRECT_QUESTION_RE = re.compile(r"(?:^|^[^,]{1,24},\s*)(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose"
+                                 r"|do|does|did|is|are|was|were|has|have|am)(?:'s|s)?\b", re.I)
 
 
 def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
@@ -130,23 +132,26 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     """Speech after a question no step answers ("what's the main point? tell me out loud" with a
     document given): what it says is the answer, so the question gets the step the model likes most
     for it among those that read words or a file of a kind ``given``, when at least a little sure of
-    one (``floor``), rather than the speech reading the file or the request aloud. With no file, the
-    chat partner answers it."""
+    one (``floor``), rather than the speech reading the file or the request aloud. With no file and
+    no quoted words, the chat partner answers it."""
     i = _speech_alone(found)
     if i is None:
         return []
     asked = [k for k in range(i) if views[k].span.text.rstrip().endswith("?")
-             and _WH_RE.match(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?", a command
+             and _DIRECT_QUESTION_RE.search(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?"
     if not asked:
         return []
     k = asked[-1]
-    if not given:
-        # no file to answer from ("who won the world cup in 2018? say it out loud"): the chat
-        # partner answers, and its answer is spoken, not the words "say it out loud"; not a
-        # question about the assistant itself ("what is your name?"), which the chat answers as chat
+    quoted = any(f.startswith("QUOTE") for v in views for f in v.features)
+    if not given and not quoted:
+        # no file or quoted words to answer from ("who won the world cup in 2018? say it out
+        # loud"): the chat partner answers, and its answer is spoken, not the words; a question
+        # about the assistant itself ("what is your name?") is chat unless hearing the answer is
+        # plainly asked ("how old are you? say it out loud"), not a doubtful "say" further on
         chat = "conversational"
         about_you = any(t.lower in YOU_WORDS for t in seg.tokens_in(views[k].span))
-        return [(k, m.labels.index(chat), chat)] if chat in m.labels and not about_you else []
+        plainly = P[i, m.labels.index("text-to-speech")] >= m.threshold
+        return [(k, m.labels.index(chat), chat)] if chat in m.labels and (plainly or not about_you) else []
     j = max((j for j, label in enumerate(m.labels) if label != "text-to-speech" and media_output(label) == "text"
              and media_input(label) in (None, *given)), key=lambda j: P[k, j])
     return [(k, j, m.labels[j])] if P[k, j] >= floor else []

@@ -477,6 +477,9 @@ class OfflinePlanner:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
+            if d.task == "conversational":
+                # "how is your day going? reply out loud": the chat partner hears what it is asked
+                return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
             return inline_subject(d.task, clause.text) if d.task != "question-answering" else None
         if d.task == "text-to-video" and not prod and self.detector.says(r, d.start, "image"):
             # "turn this photo of a quote into a video": the video is made from what the image says

@@ -71,3 +71,17 @@ def without_style_edits(found: list[tuple[int, int, str]], seg, views: list, giv
     made_in = {i for i, _, label in found if label == "text-to-image"
                and sum(t.pos == "VERB" for t in seg.tokens_in(views[i].span)) < 2}
     return [f for f in found if not (f[2] in _PICTURE_CHANGES and f[0] in made_in)]
+
+
+def without_unasked_files(found: list[tuple[int, int, str]], labels: list[str], clauses: list, reading: RequestReading,
+                          attachments: list[Attachment], given: list[str], media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+    """``found`` without the steps on a kind of file that is nowhere (not given, named or made by
+    another step) and that their clause does not point at: "what is the capital of peru? answer
+    out loud" read as a picture question is a question for the chat, whose answer is spoken, not a
+    picture to ask for. The linker would drop such a step too, but only after the rules that plan
+    around it (what speech reads) had taken it for the question's answer. A table's step is kept:
+    its table may come as a spreadsheet, not a picture."""
+    return [(i, j, label) for n, (i, j, label) in enumerate(found)
+            if (kind := media_input(label)) is None or kind in given or label == "tabular-classification"
+            or any(media_output(f[2]) == kind for k, f in enumerate(found) if k != n)
+            or asks_for_file(kind, reading, attachments, clauses[i], media_words)]

@@ -94,6 +94,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
         elif t.text == ";":
             cuts.add(t.idx + 1)
+        elif commands and t.text == "?" and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
+            cuts.add(doc[t.i + 1].idx)  # "yo assistant, what's ...? say it aloud": a question ends its sentence
         elif commands and _step_before(doc, t.i):
             # "figure out its topic after transcribing it", "..., and after translate it": a step of its own
             cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ == "and" else t.idx)
