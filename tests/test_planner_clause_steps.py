@@ -12,9 +12,10 @@ import pytest
 from jarvis_desktop.pipeline.plan import placeholder
 from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import (CLAUSE_SHARE, FALLBACK_SHARE, LABELS, LearnedDetector, _before_result_named, _beside_speech,
-                                             _named_by_task_name, _unclaimed_clause_steps, _without_rivals,
+                                             _unclaimed_clause_steps, _without_rivals,
                                              shipped_model)
 from jarvis_desktop.planning.named_makers import makers_of_named_results
+from jarvis_desktop.planning.task_names import named_by_task_name
 from jarvis_desktop.planning.speech_steps import without_unasked_speech
 from jarvis_desktop.planning.offline import OfflinePlanner
 from planner_helpers import attach, tasks_of
@@ -350,22 +351,23 @@ def test_a_step_asked_for_by_its_task_name_is_planned():
 
     def views_of(text: str):
         reading = read_request(text)
-        return detector.scores(reading, [])[1], reading
+        seg, views, _ = detector.scores(reading, [])
+        return views, (reading, seg, [])
 
     views, reading = views_of("caption the statues in hall.jpg, then with visual question answering tell me which one is the oldest")
     assert len(views) == 2
-    assert _named_by_task_name([], views, m, reading) == [(1, vqa, "visual-question-answering")]
-    assert _named_by_task_name([(1, vqa, "visual-question-answering")], views, m, reading) == []  # planned already
+    assert named_by_task_name([], views, m.labels, *reading) == [(1, vqa, "visual-question-answering")]
+    assert named_by_task_name([(1, vqa, "visual-question-answering")], views, m.labels, *reading) == []  # planned already
     views, reading = views_of("tag the place names in this memo using token-classification")
-    assert _named_by_task_name([], views, m, reading) == [(0, tok, "token-classification")]
+    assert named_by_task_name([], views, m.labels, *reading) == [(0, tok, "token-classification")]
     # the names a task goes by: its acronym, its usual long name
     ocr, asr = (m.labels.index(x) for x in ("image-to-text", "automatic-speech-recognition"))
     for text, j in (("quick NER pass over notes.txt", tok), ("run OCR on the receipt", ocr),
                     ("speech to text for the voicemail pls", asr)):
         views, reading = views_of(text)
-        assert _named_by_task_name([], views, m, reading) == [(0, j, m.labels[j])], text
+        assert named_by_task_name([], views, m.labels, *reading) == [(0, j, m.labels[j])], text
     views, reading = views_of("translate 'our app does speech to text offline' into German")
-    assert _named_by_task_name([], views, m, reading) == []
+    assert named_by_task_name([], views, m.labels, *reading) == []
 
 
 @pytest.mark.parametrize("request_text, tasks", [
@@ -438,6 +440,28 @@ def test_a_question_on_quoted_words_is_still_answered_from_them():
     check = OfflinePlanner().plan('"The library shuts at 8 pm on Fridays." so when does it shut on friday? tell me out loud', [])
     assert tasks_of(check) == ["question-answering", "text-to-speech"]
     assert check.plan.tasks[0].args["context"] == "The library shuts at 8 pm on Fridays."
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("segmentation + depth", ["image-segmentation", "depth-estimation"]),
+    ("depth est + seg pls", ["depth-estimation", "image-segmentation"]),
+    ("obj detection, thx", ["object-detection"]),  # not only thanks: a task is named
+])
+def test_a_task_named_by_the_last_word_of_its_name_on_the_file_given(tmp_path, request_text, tasks):
+    """Terse requests name a task by its name's last word ("seg" for segmentation); the model,
+    seeing one word, is unsure of it."""
+    assert tasks_of(OfflinePlanner().plan(request_text, attach(tmp_path, "garden.jpg"))) == tasks
+
+
+def test_a_last_word_two_tasks_on_the_files_given_end_in_names_neither():
+    detector = LearnedDetector()
+    labels = detector.model.labels
+    reading = read_request("classification pls")
+    seg, views, _ = detector.scores(reading, [])
+    sound = labels.index("audio-classification")
+    assert named_by_task_name([], views, labels, reading, seg, ["audio"]) == [(0, sound, "audio-classification")]
+    assert named_by_task_name([], views, labels, reading, seg, ["audio", "image"]) == []
+    assert named_by_task_name([], views, labels, reading, seg, []) == []  # no file it could be of
 
 
 def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classification(tmp_path):

@@ -47,7 +47,7 @@ SHORTHAND = {
     "n": "and", "u": "you", "ur": "your", "b4": "before", "msg": "message", "msgs": "message", "txt": "text",
     "convo": "conversation", "rec": "recording", "recs": "recording", "doc": "document", "docs": "document",
     "info": "information", "tldr": "summary", "descr": "describe", "desc": "description", "thx": "thanks",
-    "seg": "segmentation", "transl": "translate", "pronounc": "pronounce", "cuz": "because", "coz": "because",
+    "seg": "segmentation", "obj": "object", "transl": "translate", "pronounc": "pronounce", "cuz": "because", "coz": "because",
 }
 
 

@@ -36,6 +36,7 @@ from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input
 from .step_order import in_run_order
+from .task_names import named_by_task_name
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
 from .typos import Speller
@@ -161,7 +162,8 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
-        found += _named_by_task_name(found, views, m, reading)
+        by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
+        found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
@@ -187,7 +189,7 @@ class LearnedDetector(Detector):
             found = questions_without_passage(found, views, m, reading)
         if on_hold(reading.text, seg.tokens):
             found, reading.held = [], True
-        elif only_thanks(seg.tokens, reading.quotes):
+        elif only_thanks(seg.tokens, reading.quotes) and not by_name:  # not "object detection, thanks"
             found = []  # "thanks, the transcript looked great": the chat answers it
         elif not (attachments or reading.files or reading.quotes) and (
                 asks_about_abilities(reading.text) or is_voice_command(reading.text)):
@@ -611,49 +613,6 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
         if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
             drop.add((i, j))
     return [f for f in found if (f[0], f[1]) not in drop]
-
-
-#: The other names a task goes by in the field: its acronym or its usual long name ("NER on both")
-_TASK_ALIASES = {
-    "token-classification": ["named entity recognition", "ner"],
-    "automatic-speech-recognition": ["speech to text", "speech recognition", "asr", "stt"],
-    "text-to-speech": ["tts"],
-    "image-to-text": ["image captioning", "optical character recognition", "ocr"],
-    "text-classification": ["sentiment analysis"],
-    "visual-question-answering": ["vqa"],
-}
-
-
-@lru_cache(maxsize=4)
-def _task_names(labels: tuple[str, ...]) -> re.Pattern:
-    """One pattern for the tasks with a name of two words or more ("depth estimation",
-    "text-to-speech") or a name they go by (``_TASK_ALIASES``), each a group named by its label's
-    index; the longest names come first, so "visual question answering" is not read as "question
-    answering"."""
-    named = [(label.split("-"), j) for j, label in enumerate(labels) if "-" in label and label in TASK_TYPES]
-    named += [(alias.split(), j) for j, label in enumerate(labels) for alias in _TASK_ALIASES.get(label, ())]
-    groups: dict[int, list[str]] = {}
-    for words, j in sorted(named, key=lambda x: -len(x[0])):
-        groups.setdefault(j, []).append(r"[\s-]+".join(words))
-    order = sorted(groups, key=lambda j: -max(len(p) for p in groups[j]))
-    return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + "|".join(groups[j]) + ")" for j in order) + r")\b", re.I)
-
-
-def _named_by_task_name(found: list[tuple[int, int, str]], views: list, m: StepModel,
-                        reading: RequestReading) -> list[tuple[int, int, str]]:
-    """A step the request asks for by its task's own name ("..., and through visual question
-    answering, find the main object", "NER on both"), however unsure of it the model is: a name it
-    saw too seldom to learn still says which step is meant. Not a name inside quoted words."""
-    labels = {j for _, j, _ in found}
-    out = []
-    names = _task_names(tuple(m.labels))
-    for i, view in enumerate(views):
-        for hit in names.finditer(outside_quotes(view.span.text, reading)):
-            j = int(hit.lastgroup[1:])
-            if j not in labels:
-                out.append((i, j, m.labels[j]))
-                labels.add(j)
-    return out
 
 
 def _names_task(lemma: str, label: str) -> bool:
