@@ -565,3 +565,15 @@ def test_each_step_of_a_clause_reads_the_file_named_with_it(planner, tmp_path, r
         ("image-to-text", "beach.jpg"), ("depth-estimation", "garden.jpg")]
     check = planner.plan("compare beach.jpg, garden.jpg", attach(tmp_path, "beach.jpg", "garden.jpg"))
     assert [t.task for t in check.plan.tasks][-1] == "sentence-similarity"  # a list of files is one step's
+
+
+@pytest.mark.parametrize("request_text", ["depth + seg", "depth + caption", "segmentation + depth map"])
+def test_each_step_of_a_terse_list_reads_the_picture_given(planner, tmp_path, request_text):
+    """A list of short steps on a photo: each maps or reads the photo, not the map made before it
+    (the caption of a depth map describes a grey blur); words that point at the map still do."""
+    files = attach(tmp_path, "garden.jpg")
+    check = planner.plan(request_text, files)
+    assert len(check.plan.tasks) == 2
+    assert [t.args["image"] for t in check.plan.tasks] == [str(files[0].path)] * 2
+    first, caption = planner.plan("depth + caption the map", files).plan.tasks
+    assert caption.args["image"] == placeholder(first.id)

@@ -48,6 +48,13 @@ EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
+#: Steps that make a map of the picture they read, and steps that read what a picture shows: in a
+#: terse list ("depth + seg") each reads the picture given, though TaskBench's worded chains read the map
+_MAPS_OF_PICTURES = {"depth-estimation", "image-segmentation", "object-detection"}
+_READS_PICTURE = {"image-to-text", "image-classification", "visual-question-answering"}
+#: Words of a terse step that point at the map made before it ("depth + caption the map"; not
+#: "seg + depth map", the step's own)
+_MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
 
 
 class OfflinePlanner:
@@ -385,6 +392,9 @@ class OfflinePlanner:
             return prod.args[kind]
         if prod and means_same(clause.text):
             return prod.args.get(kind) or placeholder(prod.id)  # the picture that step read, else the one it made
+        if (prod and prod.task in _MAPS_OF_PICTURES and d.task in _MAPS_OF_PICTURES | _READS_PICTURE
+                and len(clause.text.split()) <= 3 and not _MAP_REF_RE.search(clause.text) and (given := given_files(kind, st))):
+            return given[0]  # "depth + seg", "depth + caption": of the photo given, not of the map before
         if prod and not parallel:
             return placeholder(prod.id)
         att = nearest_file(kind, d.start, st)
