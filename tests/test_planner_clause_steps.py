@@ -471,6 +471,15 @@ def test_a_label_of_a_recording_asked_in_a_clause_of_its_own_is_its_classificati
     assert tasks_of(check) == ["audio-to-audio", "audio-classification"]
 
 
+def test_a_label_asked_of_another_recording_is_its_classification_not_the_step_again(tmp_path):
+    """"transcribe X, then the genre of Y": the step asked of the second file is what kind of sound
+    it is, not a second transcription (the model, reading the clause beside the first, leaned to it)."""
+    files = attach(tmp_path, "lecture.wav", "track.mp3")
+    check = OfflinePlanner().plan("transcribe lecture.wav, then the genre of track.mp3", files)
+    assert [(t.task, t.args["audio"]) for t in check.plan.tasks] == [
+        ("automatic-speech-recognition", str(files[0].path)), ("audio-classification", str(files[1].path))]
+
+
 @pytest.mark.parametrize("request_text, tasks", [
     ("img: a cabin in the woods, oil painting look", ["text-to-image"]),
     ("paint a sailboat on a calm lake, watercolor style", ["text-to-image"]),  # the model leans to an edit

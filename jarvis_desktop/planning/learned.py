@@ -460,8 +460,14 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
             others = files_in(i, kind)
             if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= m.threshold * CLAUSE_SHARE
                     and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
+                if kind == "audio" and SOUND_LABEL_RE.search(views[i].span.text) and _SOUND_KIND in m.labels:
+                    out.append((i, m.labels.index(_SOUND_KIND), _SOUND_KIND))  # "..., genre of song.mp3": not transcribed
+                    continue
                 out.append((i, j, label))
     return out
+
+
+_SOUND_KIND = "audio-classification"
 
 
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
