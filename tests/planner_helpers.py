@@ -8,7 +8,7 @@ from jarvis_desktop.media import Attachment
 
 
 def attach(tmp_path: Path, *names: str) -> list[Attachment]:
-    kinds = {".jpg": "image", ".png": "image", ".wav": "audio", ".mp3": "audio", ".txt": "text", ".csv": "text"}
+    kinds = {".jpg": "image", ".png": "image", ".wav": "audio", ".mp3": "audio", ".m4a": "audio", ".txt": "text", ".csv": "text"}
     out = []
     for n in names:
         p = tmp_path / n

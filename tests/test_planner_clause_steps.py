@@ -481,6 +481,17 @@ def test_a_label_asked_of_another_recording_is_its_classification_not_the_step_a
 
 
 @pytest.mark.parametrize("request_text, tasks", [
+    ("what genre would you call this", ["audio-classification"]),
+    ("what mood am I in, in this memo", ["audio-classification"]),
+    ("tell me the mood of this voicemail", ["automatic-speech-recognition", "text-classification"]),  # of the words
+])
+def test_what_kind_of_sound_a_recording_is_is_its_classification_not_its_words(tmp_path, request_text, tasks):
+    """A voice memo's mood or a song's genre: the model, used to memos being transcribed, read
+    these as a transcription alone; a step that reads the words still gets them."""
+    assert tasks_of(OfflinePlanner().plan(request_text, attach(tmp_path, "greeting.m4a"))) == tasks
+
+
+@pytest.mark.parametrize("request_text, tasks", [
     ("img: a cabin in the woods, oil painting look", ["text-to-image"]),
     ("paint a sailboat on a calm lake, watercolor style", ["text-to-image"]),  # the model leans to an edit
     ("draw a lighthouse and then turn it into a pencil sketch", ["text-to-image", "image-to-image"]),

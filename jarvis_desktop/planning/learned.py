@@ -167,6 +167,7 @@ class LearnedDetector(Detector):
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
+        found = _labelled_not_transcribed(found, views, m)
         found = _without_told_about(found, P, views, m, seg)
         found = without_style_edits(found, seg, views, given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
@@ -372,6 +373,26 @@ def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     'What's the focal point of the document?'"), which is asked whatever else reads the file."""
     return [(i, j, label) for i, j, label in found
             if not _outranked(i, j, label, found, P) or i in quoted_questions and label in ANSWERING_FILES]
+
+
+def _labelled_not_transcribed(found: list[tuple[int, int, str]], views: list, m: StepModel) -> list[tuple[int, int, str]]:
+    """A clause asking what kind of sound a recording is ("what's the mood of this voice memo"):
+    its classification, not its transcription, unless the words are asked for too ("transcribe it
+    and tell me the mood") or a step of the clause reads them (the mood of what was said)."""
+    if _SOUND_KIND not in m.labels:
+        return found
+    out: list[tuple[int, int, str]] = []
+    for i, j, label in found:
+        if label == _ASR and SOUND_LABEL_RE.search(views[i].span.text) and not _WORDS_ASKED_RE.search(views[i].span.text) and not any(
+                i2 == i and media_input(l2) is None for i2, _, l2 in found):
+            i, j, label = i, m.labels.index(_SOUND_KIND), _SOUND_KIND
+        if (i, j, label) not in out:
+            out.append((i, j, label))
+    return out
+
+
+_ASR = "automatic-speech-recognition"
+_WORDS_ASKED_RE = re.compile(r"\b(?:transcri\w*|write (?:it |that )?down|words|said|says?|saying|lyrics|text)\b", re.I)
 
 
 def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
