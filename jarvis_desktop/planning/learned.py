@@ -31,6 +31,7 @@ from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missin
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
 from .result_refs import named_results
+from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
@@ -180,6 +181,7 @@ class LearnedDetector(Detector):
         found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found += writings_to_speak(found, m, reading, attachments, seg, views)
+        found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
         found += answers_to_speak(found, P, m, seg, views, given, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
