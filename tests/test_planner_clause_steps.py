@@ -159,10 +159,21 @@ def test_judging_the_words_of_a_file_judged_in_the_same_clause_is_a_misreading()
     P = _scores({"audio-classification": 0.6, "text-classification": 0.5})  # as likely: both asked
     assert _without_rivals(_found("audio-classification", "text-classification"), P, LABELS) == _found(
         "audio-classification", "text-classification")
+    # ... unless there are no words to judge: it could only judge the voice's label
+    P = _scores({"audio-classification": 0.6, "text-classification": 0.5})
+    assert _without_rivals(_found("audio-classification", "text-classification"), P, LABELS, words=False) == _found(
+        "audio-classification")
     # a transcript's mood beside the transcript: a chain, not rivals
     P = _scores({"automatic-speech-recognition": 0.9, "text-classification": 0.3})
     assert _without_rivals(_found("automatic-speech-recognition", "text-classification"), P, LABELS) == _found(
         "automatic-speech-recognition", "text-classification")
+
+
+def test_a_recording_judged_with_no_words_given_is_judged_once(tmp_path):
+    """"is this tune cheerful or gloomy? say it out loud": before, the mood of the label was judged
+    again as text, and that judgment spoken."""
+    check = OfflinePlanner().plan("is this tune cheerful or gloomy? say it out loud", attach(tmp_path, "tune.mp3"))
+    assert tasks_of(check) == ["audio-classification", "text-to-speech"]
 
 
 _POSTER = ('shorten this for my poster: "The harbour festival returns this summer with boat races, a fish market, live '

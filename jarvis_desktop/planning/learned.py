@@ -35,7 +35,7 @@ from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
-from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input
+from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
 from .task_names import named_by_task_name
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
@@ -167,7 +167,9 @@ class LearnedDetector(Detector):
         found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += _again_on_other_files(found, P, views, m, reading, attachments)
-        found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features})
+        words = bool(reading.quotes or reading.subject or "text" in given or any(
+            media_output(label) == "text" and label not in FILE_JUDGES | {"text-classification"} for _, _, label in found))
+        found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features}, words)
         found = _labelled_not_transcribed(found, views, m)
         found = _without_told_about(found, P, views, m, seg)
         found = without_style_edits(found, seg, views, given)
@@ -368,13 +370,17 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
 
 
 def _without_rivals(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str],
-                    quoted_questions: set[int] = frozenset()) -> list[tuple[int, int, str]]:
+                    quoted_questions: set[int] = frozenset(), words: bool = True) -> list[tuple[int, int, str]]:
     """Drop the weaker of two steps in one clause that read the same kind of file (or that both
     write), when it is much less likely than the stronger (see ``RIVAL_SHARE``); not a question on
     a picture or document in a clause that quotes the question ("... and addressing the question,
-    'What's the focal point of the document?'"), which is asked whatever else reads the file."""
+    'What's the focal point of the document?'"), which is asked whatever else reads the file. With
+    no ``words`` given or made to judge, a judgment of text beside a judgment of a file is always the
+    misreading ("is this song happy or sad?"): it could only judge the file's label."""
     return [(i, j, label) for i, j, label in found
-            if not _outranked(i, j, label, found, P) or i in quoted_questions and label in ANSWERING_FILES]
+            if not (_outranked(i, j, label, found, P) or not words and label == "text-classification"
+                    and any(i2 == i and l2 in FILE_JUDGES for i2, _, l2 in found))
+            or i in quoted_questions and label in ANSWERING_FILES]
 
 
 def _labelled_not_transcribed(found: list[tuple[int, int, str]], views: list, m: StepModel) -> list[tuple[int, int, str]]:
