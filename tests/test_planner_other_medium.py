@@ -67,3 +67,16 @@ def test_a_sound_made_or_given_keeps_the_sound_step():
     assert _found("audio-to-audio", P, ["image"], also=("text-to-speech",)) == ["audio-to-audio", "text-to-speech"]
     # nothing of the other medium either: the step stays, and the linker says what is missing
     assert _found("audio-to-audio", P, []) == ["audio-to-audio"]
+
+
+def test_a_question_on_a_document_given_as_text_is_answered_from_the_text(tmp_path):
+    """"this document" names a text file as well as a scan: with letter.txt given, the planner asked
+    for a photo and ran nothing."""
+    files = attach(tmp_path, "letter.txt")
+    check = OfflinePlanner().plan("who wrote this document?", files)
+    assert tasks_of(check) == ["question-answering"] and not check.missing
+    assert check.plan.tasks[0].args["context"] == str(files[0].path)
+    about = OfflinePlanner().plan("what is this document about", files)  # what it is about: its summary
+    assert tasks_of(about) == ["summarization"]
+    scan = OfflinePlanner().plan("what is this document about", attach(tmp_path, "scan.png"))
+    assert tasks_of(scan) == ["document-question-answering"]

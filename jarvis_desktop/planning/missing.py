@@ -24,6 +24,10 @@ def _unattached(reading: RequestReading, attachments: list[Attachment]) -> list[
     return [f for f in reading.files if Path(f.text).name.lower() not in attached]
 
 
+#: Words for a picture that name a text file as well: with one given, "this document" is that file
+_ALSO_TEXT = {"document", "page", "scan"}
+
+
 def asks_for_file(kind: str, reading: RequestReading, attachments: list[Attachment], clause: Span,
                   media_words: dict[str, set[str]]) -> bool:
     """Whether the request itself says a file of ``kind`` should be there: it names one
@@ -34,7 +38,8 @@ def asks_for_file(kind: str, reading: RequestReading, attachments: list[Attachme
         return True
     if any(a.kind == kind for a in attachments):
         return False
-    words = "|".join(sorted(media_words.get(kind, ())))
+    shared = _ALSO_TEXT if any(a.kind == "text" for a in attachments) else set()
+    words = "|".join(sorted(set(media_words.get(kind, ())) - shared))
     return bool(words) and re.search(rf"\b(?:this|that|the|my|these|those|attached|our|his|her)\s+(?:\w+\s+)?(?:{words})\b",
                                      clause.text, re.I) is not None
 

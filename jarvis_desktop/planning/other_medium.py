@@ -10,6 +10,8 @@ watercolor style") is the picture's making, and a style asked with a picture to 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..media import Attachment
@@ -25,6 +27,10 @@ SAME_ON_OTHER_MEDIUM = {
     "audio-classification": "image-classification",
 }
 SAME_ON_OTHER_MEDIUM |= {b: a for a, b in SAME_ON_OTHER_MEDIUM.items()}
+#: ... and a question on a document's picture, asked of a document given as text
+_DOCUMENT_QUESTION, _ON_TEXT = "document-question-answering", "question-answering"
+#: A question asking what something is about: its summary
+_ABOUT_RE = re.compile(r"\babout\W*$", re.I)
 #: Steps that change a picture: with none anywhere, the picture asked for is a new one
 _PICTURE_CHANGES = {EDIT, "image-to-image"}
 
@@ -42,7 +48,12 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     for n, (i, j, label) in enumerate(found):
         other = SAME_ON_OTHER_MEDIUM.get(label)
         kind = media_input(label)
-        if other in labels and kind not in given and media_input(other) in given and not any(
+        if label == _DOCUMENT_QUESTION and "text" in given and kind not in given and _ON_TEXT in labels and not asks_for_file(
+                kind, reading, attachments, clauses[i], media_words):
+            # "what is this document about" with notes.txt: its summary; another question is answered from it
+            label = "summarization" if _ABOUT_RE.search(clauses[i].text) and "summarization" in labels else _ON_TEXT
+            j = labels.index(label)
+        elif other in labels and kind not in given and media_input(other) in given and not any(
                 media_output(f[2]) == kind for k, f in enumerate(found) if k != n) and not asks_for_file(
                 kind, reading, attachments, clauses[i], media_words):
             j = labels.index(other)
