@@ -175,7 +175,10 @@ class LearnedDetector(Detector):
         found = without_style_edits(found, seg, views, given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given, self.kb.media_words)
-        found = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
+        kept = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
+        reading.notes += [f"skipped {label}: it needs {media_input(label)} input and none was given"  # as the linker says it
+                          for f in found if f not in kept for label in (f[2],)]
+        found = kept
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)
