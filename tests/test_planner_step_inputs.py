@@ -577,3 +577,11 @@ def test_each_step_of_a_terse_list_reads_the_picture_given(planner, tmp_path, re
     assert [t.args["image"] for t in check.plan.tasks] == [str(files[0].path)] * 2
     first, caption = planner.plan("depth + caption the map", files).plan.tasks
     assert caption.args["image"] == placeholder(first.id)
+
+
+def test_a_question_after_a_quoted_passage_is_the_question_asked(planner):
+    """The passage's closing quote mark began the question ('..." what is ...?') and hid it: the
+    request's first words were asked instead."""
+    check = planner.plan('answer from this text: "Tokyo is the capital of Japan." what is the capital of japan?', [])
+    (qa,) = check.plan.tasks
+    assert qa.args == {"context": "Tokyo is the capital of Japan.", "text": "What is the capital of japan?"}

@@ -525,7 +525,7 @@ class OfflinePlanner:
                 st.used_quotes.add(i)
                 return q.text
         for m in re.finditer(r"[^.?!]*\?", r.text):
-            s = m.group(0).strip()
+            s = m.group(0).strip(" \t\n\"'\u201c\u201d")  # '..." what is ...?': not the closing quote mark
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
             _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):
