@@ -142,6 +142,14 @@ def test_speech_is_planned_only_where_the_request_is_about_sound(request_text, s
     assert without_unasked_speech(found, seg) == (found if spoken else _found("text-generation"))
 
 
+def test_speech_asked_in_mistyped_words_is_kept():
+    """"reed this alowd: ...": the classifier, reading the words meant, found the speech, and the
+    check that some word is about sound, reading the words as typed, dropped it."""
+    check = OfflinePlanner().plan("reed this alowd: the kettle has boiled", [])
+    assert tasks_of(check) == ["text-to-speech"]
+    assert check.plan.tasks[0].args["text"] == "the kettle has boiled"
+
+
 def test_a_quoted_question_on_a_document_is_asked_beside_its_caption():
     """"interpret the page and answer the question, 'Who signed it?'": reading the page more likely
     than answering does not make the quoted question a misreading."""

@@ -5,7 +5,7 @@ Steps are ``(clause, label index, label)`` triples, as the learned detector find
 
 from __future__ import annotations
 
-from .speech_asked import HEARING, QUESTION_WORDS, asks_for_speech, names_sound
+from .speech_asked import HEARING, QUESTION_WORDS, SOUND_WORDS, asks_for_speech, names_sound
 
 Step = tuple[int, int, str]
 TTS = "text-to-speech"
@@ -36,7 +36,8 @@ def without_speech_asked_about(found: list[Step], views: list, seg) -> list[Step
     return [f for f in found if f[2] != TTS] if asked and not told else found
 
 
-def without_unasked_speech(found: list[Step], seg) -> list[Step]:
+def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()) -> list[Step]:
     """Drop text-to-speech when no word of the request is about sound: "draft a birthday message"
-    asks for text, however close its clause vector came to a spoken one."""
-    return found if names_sound(seg.tokens) else [f for f in found if f[2] != TTS]
+    asks for text, however close its clause vector came to a spoken one. ``meant``: the words its
+    mistyped words were read as ("alowd": "aloud")."""
+    return found if names_sound(seg.tokens) or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
