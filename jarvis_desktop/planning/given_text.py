@@ -86,10 +86,8 @@ def questions_without_passage(found: list[tuple[int, int, str]], views: list, m:
             return found
         if "text-to-speech" not in labels:
             return [f for f in found if f[2] != qa]  # "what day comes after tuesday?": the chat answers
-    if qa in labels:
+    if qa in labels:  # (always so here with nothing quoted: _nothing_to_read needs a question step)
         return [(i, m.labels.index(talk), talk) if label == qa else (i, j, label) for i, j, label in found]
-    if not reading.quotes:
-        return found
     for k, v in enumerate(views):
         if _ANSWER_RE.search(outside_quotes(v.span.text, reading)):
             return found + [(k, m.labels.index(talk), talk)]

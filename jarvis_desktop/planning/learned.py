@@ -24,7 +24,7 @@ from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
-from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
+from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
                            writings_to_speak)
@@ -37,9 +37,9 @@ from .speech_asked import QUESTION_WORDS
 from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
-from .task_names import named_by_task_name
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
+from .task_names import named_by_task_name
 from .typos import Speller
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
@@ -190,7 +190,8 @@ class LearnedDetector(Detector):
         found += answers_to_speak(found, P, m, seg, views, given, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
-        found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
+        if any(label == "text-to-speech" for _, _, label in found):
+            found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
@@ -334,6 +335,9 @@ _MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
 #: Steps that judge a file as text-classification judges text: in one clause, two readings of one question.
 FILE_JUDGES = {"audio-classification", "image-classification", "tabular-classification", "visual-question-answering"}
+_ASR, _SOUND_KIND = "automatic-speech-recognition", "audio-classification"
+#: Words that ask for what a recording says, not only what kind of sound it is
+_WORDS_ASKED_RE = re.compile(r"\b(?:transcri\w*|write (?:it |that )?down|words|said|says?|saying|lyrics|text)\b", re.I)
 
 
 #: Steps that only carry words between speech and text. A clause that asks for one of them most
@@ -396,14 +400,10 @@ def _labelled_not_transcribed(found: list[tuple[int, int, str]], views: list, m:
     for i, j, label in found:
         if label == _ASR and SOUND_LABEL_RE.search(views[i].span.text) and not _WORDS_ASKED_RE.search(views[i].span.text) and not any(
                 i2 == i and media_input(l2) is None for i2, _, l2 in found):
-            i, j, label = i, m.labels.index(_SOUND_KIND), _SOUND_KIND
+            j, label = m.labels.index(_SOUND_KIND), _SOUND_KIND
         if (i, j, label) not in out:
             out.append((i, j, label))
     return out
-
-
-_ASR = "automatic-speech-recognition"
-_WORDS_ASKED_RE = re.compile(r"\b(?:transcri\w*|write (?:it |that )?down|words|said|says?|saying|lyrics|text)\b", re.I)
 
 
 def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P: np.ndarray) -> bool:
@@ -497,9 +497,6 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
                     continue
                 out.append((i, j, label))
     return out
-
-
-_SOUND_KIND = "audio-classification"
 
 
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
