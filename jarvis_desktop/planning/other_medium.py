@@ -48,9 +48,11 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     for n, (i, j, label) in enumerate(found):
         other = SAME_ON_OTHER_MEDIUM.get(label)
         kind = media_input(label)
-        if label == _DOCUMENT_QUESTION and "text" in given and kind not in given and _ON_TEXT in labels and not asks_for_file(
+        if label == _DOCUMENT_QUESTION and "text" in given and kind not in given and _ON_TEXT in labels and not any(
+                f[0] == i and media_input(f[2]) is None for f in found) and not asks_for_file(
                 kind, reading, attachments, clauses[i], media_words):
-            # "what is this document about" with notes.txt: its summary; another question is answered from it
+            # "what is this document about" with notes.txt: its summary; another question is answered
+            # from it; not where a step on the text was found beside it ("which dates are in the pdf")
             label = "summarization" if _ABOUT_RE.search(clauses[i].text) and "summarization" in labels else _ON_TEXT
             j = labels.index(label)
         elif other in labels and kind not in given and media_input(other) in given and not any(
