@@ -585,3 +585,11 @@ def test_a_question_after_a_quoted_passage_is_the_question_asked(planner):
     check = planner.plan('answer from this text: "Tokyo is the capital of Japan." what is the capital of japan?', [])
     (qa,) = check.plan.tasks
     assert qa.args == {"context": "Tokyo is the capital of Japan.", "text": "What is the capital of japan?"}
+
+
+def test_which_of_several_files_asks_of_each(planner, tmp_path):
+    """"which of these recordings is a dog barking": every recording is judged, not the first alone."""
+    files = attach(tmp_path, "yard.wav", "porch.wav")
+    check = planner.plan("which of these recordings is a dog barking", files)
+    assert [(t.task, t.args["audio"]) for t in check.plan.tasks] == [
+        ("audio-classification", str(files[0].path)), ("audio-classification", str(files[1].path))]

@@ -44,8 +44,10 @@ VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
 #: "each of these", "separately")
 EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
-#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo")
-EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+))\b", re.I)
+#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo",
+#: "which of these has a cat")
+EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+)"
+                     r"|which (?:one )?of (?:these|those|the|my))\b", re.I)  # "which of these recordings ...": each is judged
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
 #: Steps that make a map of the picture they read, and steps that read what a picture shows: in a
