@@ -455,6 +455,13 @@ def test_a_question_with_nothing_to_read_is_answered_as_chat(request_text):
     assert not any("attach" in note for note in check.plan.notes)
 
 
+@pytest.mark.parametrize("request_text", ["transcribe this for me", "caption this one"])
+def test_a_command_on_a_file_not_given_still_says_to_attach_one(request_text):
+    """A command, not a question: the file was forgotten, and the user is told to attach it."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == [] and any("attach" in note for note in check.plan.notes)
+
+
 def test_a_question_on_quoted_words_is_still_answered_from_them():
     check = OfflinePlanner().plan('"The library shuts at 8 pm on Fridays." so when does it shut on friday? tell me out loud', [])
     assert tasks_of(check) == ["question-answering", "text-to-speech"]

@@ -6,8 +6,6 @@ needs it being the evidence it is wanted."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..media import Attachment
@@ -15,7 +13,7 @@ from .detect import given_kinds
 from .extract import RequestReading
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
-from .step_words import YOU_WORDS
+from .step_words import DIRECT_QUESTION_RE, YOU_WORDS
 from .stepmodel import StepModel
 
 
@@ -120,13 +118,6 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     return []
 
 
-#: A question asked for its answer, after a greeting or a name at most ("what's the gist?", "hey
-#: jarvis, how many birds?", "do you ever get tired?"); not detect.QUESTION_START_RE, which also
-#: takes "could you ...?", a command put as a question
-_DIRECT_QUESTION_RE = re.compile(r"(?:^|^[^,]{1,24},\s*)(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose"
-                                 r"|do|does|did|is|are|was|were|has|have|am)(?:'s|s)?\b", re.I)
-
-
 def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
                      given: list[str], floor: float) -> list[tuple[int, int, str]]:
     """Speech after a question no step answers ("what's the main point? tell me out loud" with a
@@ -138,7 +129,7 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     if i is None:
         return []
     asked = [k for k in range(i) if views[k].span.text.rstrip().endswith("?")
-             and _DIRECT_QUESTION_RE.search(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?"
+             and DIRECT_QUESTION_RE.search(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?"
     if not asked:
         return []
     k = asked[-1]

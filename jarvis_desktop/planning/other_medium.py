@@ -18,6 +18,7 @@ from ..media import Attachment
 from .extract import RequestReading
 from .missing import asks_for_file
 from .step_labels import EDIT, media_input, media_output
+from .step_words import DIRECT_QUESTION_RE
 
 #: Each step on a sound and the step that does the same to a picture, both ways: cleaning or
 #: enhancing, writing down the words it holds, saying what kind of thing it is.
@@ -92,9 +93,14 @@ def without_unasked_files(found: list[tuple[int, int, str]], labels: list[str], 
     another step) and that their clause does not point at: "what is the capital of peru? answer
     out loud" read as a picture question is a question for the chat, whose answer is spoken, not a
     picture to ask for. The linker would drop such a step too, but only after the rules that plan
-    around it (what speech reads) had taken it for the question's answer. A table's step is kept:
-    its table may come as a spreadsheet, not a picture."""
+    around it (what speech reads) had taken it for the question's answer. Only in a question: a
+    command ("caption this") with no file is left to the linker, which says to attach one. A
+    table's step is kept: its table may come as a spreadsheet, not a picture."""
     return [(i, j, label) for n, (i, j, label) in enumerate(found)
             if (kind := media_input(label)) is None or kind in given or label == "tabular-classification"
-            or any(media_output(f[2]) == kind for k, f in enumerate(found) if k != n)
+            or not _asks(clauses[i].text) or any(media_output(f[2]) == kind for k, f in enumerate(found) if k != n)
             or asks_for_file(kind, reading, attachments, clauses[i], media_words)]
+
+
+def _asks(clause: str) -> bool:
+    return clause.rstrip().endswith("?") or bool(DIRECT_QUESTION_RE.search(clause.lstrip(" ,.;:-")))

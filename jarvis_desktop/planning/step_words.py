@@ -249,6 +249,11 @@ def tidy_question(question: str) -> str:
     return (q[0].upper() + q[1:]) if q else question
 
 
+#: A question asked for its answer, after a greeting or a name at most ("what's the gist?", "hey
+#: jarvis, how many birds?", "do you ever get tired?"); not detect.QUESTION_START_RE, which also
+#: takes "could you ...?", a command put as a question
+DIRECT_QUESTION_RE = re.compile(r"(?:^|^[^,]{1,24},\s*)(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose"
+                                r"|do|does|did|is|are|was|were|has|have|am)(?:'s|s)?\b", re.I)
 #: The words that address the assistant ("how's your day going?", "what is your name?")
 YOU_WORDS = frozenset({"you", "your", "yours", "u", "ur", "yourself"})
 _CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}
