@@ -96,6 +96,9 @@ def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
 WRITINGS = {"poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story", "tale", "joke", "riddle",
             "fact", "quote", "toast", "compliment", "essay", "letter"}
 _NEW = {"a", "an", "another", "some"}
+#: Verbs that hand the user something new to hear ("give me a pep talk out loud"): what they give
+#: is made, whatever it is called
+_GIVING = {"give", "offer"}
 
 
 def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: RequestReading,
@@ -108,13 +111,16 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     i = _speech_alone(found)
     if i is None or writer not in m.labels or reading.quotes or "text" in given_kinds(reading, attachments):
         return []
-    toks = seg.tokens_in(views[i].span)
-    for n, t in enumerate(toks):
-        if t.pos == "NOUN" and t.lemma in WRITINGS:
-            before = toks[max(0, n - 3):n]
-            det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
-            if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):
-                return [(i, m.labels.index(writer), writer)]
+    for c in range(i + 1):  # the speech's clause, or one before it ("give me a pep talk and read it aloud")
+        toks = seg.tokens_in(views[c].span)
+        for n, t in enumerate(toks):
+            given_one = t.dep == "dobj" and any(u.pos == "VERB" and u.lemma in _GIVING for u in toks[:n]) and not any(
+                u.lower in ("saying", "says") for u in toks[n:])  # "give me a voice note saying hi" gives its words
+            if t.pos == "NOUN" and (t.lemma in WRITINGS or given_one):
+                before = toks[max(0, n - 3):n]
+                det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
+                if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):
+                    return [(c, m.labels.index(writer), writer)]
     return []
 
 
