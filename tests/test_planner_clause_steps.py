@@ -397,6 +397,7 @@ def test_a_step_asked_for_by_its_task_name_is_planned():
     ("give me a little motivational speech out loud", ["text-generation", "text-to-speech"]),  # given: made
     ("give me a short pep talk and then read it aloud", ["text-generation", "text-to-speech"]),  # a clause before
     ("give me a voice memo saying good luck", ["text-to-speech"]),  # its words are given
+    ("tell me something surprising out loud", ["text-generation", "text-to-speech"]),  # to be made up
 ])
 def test_a_piece_of_writing_asked_to_be_heard_is_written_then_spoken(request_text, tasks):
     """"a bedtime story ..." is not there yet: it is written, and its words are spoken, not the

@@ -99,6 +99,8 @@ _NEW = {"a", "an", "another", "some"}
 #: Verbs that hand the user something new to hear ("give me a pep talk out loud"): what they give
 #: is made, whatever it is called
 _GIVING = {"give", "offer"}
+#: "something nice", "anything funny": words not given, to be made up
+_SOME_THING = {"something", "anything"}
 
 
 def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: RequestReading,
@@ -116,6 +118,8 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
         for n, t in enumerate(toks):
             given_one = t.dep == "dobj" and any(u.pos == "VERB" and u.lemma in _GIVING for u in toks[:n]) and not any(
                 u.lower in ("saying", "says") for u in toks[n:])  # "give me a voice note saying hi" gives its words
+            if t.lower in _SOME_THING and n + 1 < len(toks) and toks[n + 1].pos == "ADJ":
+                return [(c, m.labels.index(writer), writer)]  # "say something nice to me": made up first
             if t.pos == "NOUN" and (t.lemma in WRITINGS or given_one):
                 before = toks[max(0, n - 3):n]
                 det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
