@@ -398,6 +398,8 @@ def test_a_step_asked_for_by_its_task_name_is_planned():
     ("give me a short pep talk and then read it aloud", ["text-generation", "text-to-speech"]),  # a clause before
     ("give me a voice memo saying good luck", ["text-to-speech"]),  # its words are given
     ("tell me something surprising out loud", ["text-generation", "text-to-speech"]),  # to be made up
+    ("how should I pronounce gnocchi", ["text-to-speech"]),  # asks to hear the word, unlike "how do I say X in French"
+    ("pronounce acai for me please", ["text-to-speech"]),
 ])
 def test_a_piece_of_writing_asked_to_be_heard_is_written_then_spoken(request_text, tasks):
     """"a bedtime story ..." is not there yet: it is written, and its words are spoken, not the

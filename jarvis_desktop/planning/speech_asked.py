@@ -13,7 +13,7 @@ from .imperatives import MAKING_VERBS
 RECIPIENTS = {"me", "us"}
 #: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
 #: report what a text or a recording holds
-SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce"}
+SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce", "pronounce"}
 #: ... unless the clause asks about speech ("what does it say", "does he speak French")
 QUESTION_WORDS = {"what", "how", "does", "do", "did", "whether", "if", "who", "which", "why"}
 
@@ -47,8 +47,8 @@ def asks_for_speech(toks: list) -> bool:
             # question, which unpunctuated speech runs into the command
             told = any(u.dep == "dobj" or u.pos == "PRON" and u.lower in ("it", "that", "them") for u in toks[k + 1:k + 4])
             asked = k >= 2 and toks[k - 1].dep == "nsubj" and toks[k - 2].pos == "AUX"  # "how do I say ..."
-            if QUESTION_WORDS & set(lows[:k]) and (asked or not told) or t.lower == "say" and _says_about(toks, k):
-                continue
+            if t.lower != "pronounce" and QUESTION_WORDS & set(lows[:k]) and (asked or not told) or t.lower == "say" and _says_about(toks, k):
+                continue  # ("how do I pronounce quinoa" asks to hear it, unlike "how do I say it in French")
             return True
     return False
 

@@ -44,8 +44,8 @@ _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
     "text-to-speech": re.compile(
         r"^(?:(?:make|record|create|send|leave|give)\s+(?:me\s+|her\s+|him\s+|them\s+|us\s+)?an?\s+(?:\w+\s+)?(?:voice|audio|spoken)\s+"
         r"(?:message|note|memo|clip|greeting|reminder|recording)\s+(?:saying|that\s+says|to\s+say)"
-        r"|say|speak|read(?:\s+out)?|pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
-        r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
+        r"|say|speak|read(?:\s+out)?|(?:how\s+(?:do|would|should|can)\s+(?:you|i|we|one)\s+)?pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
+        r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|please|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
     "translation": re.compile(
         r"^(?:translate|say|how\s+(?:do|would|could|can|should|does)\s+(?:i|you|we|one|someone)\s+say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
     "summarization": re.compile(r"^(?:summari[sz]e|shorten|condense|sum\s+up)\s+(?P<s>.+)$", re.I | re.S),
