@@ -116,11 +116,11 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
     for c in range(i + 1):  # the speech's clause, or one before it ("give me a pep talk and read it aloud")
         toks = seg.tokens_in(views[c].span)
         for n, t in enumerate(toks):
-            given_one = t.dep == "dobj" and any(u.pos == "VERB" and u.lemma in _GIVING for u in toks[:n]) and not any(
-                u.lower in ("saying", "says") for u in toks[n:])  # "give me a voice note saying hi" gives its words
             if t.lower in _SOME_THING and n + 1 < len(toks) and toks[n + 1].pos == "ADJ":
                 return [(c, m.labels.index(writer), writer)]  # "say something nice to me": made up first
-            if t.pos == "NOUN" and (t.lemma in WRITINGS or given_one):
+            if t.pos == "NOUN" and (t.lemma in WRITINGS or t.dep == "dobj" and any(
+                    u.pos == "VERB" and u.lemma in _GIVING for u in toks[:n]) and not any(
+                    u.lower in ("saying", "says") for u in toks[n:])):  # "give me a voice note saying hi": its words
                 before = toks[max(0, n - 3):n]
                 det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
                 if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):

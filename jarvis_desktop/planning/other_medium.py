@@ -103,4 +103,5 @@ def without_unasked_files(found: list[tuple[int, int, str]], labels: list[str], 
 
 
 def _asks(clause: str) -> bool:
+    """The clause is a question (a question mark, or a question's first words when spoken)."""
     return clause.rstrip().endswith("?") or bool(DIRECT_QUESTION_RE.search(clause.lstrip(" ,.;:-")))
