@@ -26,6 +26,7 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, media_made, names_a_thing_to_make
+from .missing import skipped_note
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
                            writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
@@ -176,8 +177,7 @@ class LearnedDetector(Detector):
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given, self.kb.media_words)
         kept = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
-        reading.notes += [f"skipped {label}: it needs {media_input(label)} input and none was given"  # as the linker says it
-                          for f in found if f not in kept for label in (f[2],)]
+        reading.notes += [skipped_note(label, media_input(label)) for f in found if f not in kept for label in (f[2],)]
         found = kept
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
@@ -187,7 +187,7 @@ class LearnedDetector(Detector):
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
         found += writings_to_speak(found, m, reading, attachments, seg, views)
         found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
-        found += answers_to_speak(found, P, m, seg, views, given, m.threshold * FALLBACK_SHARE)
+        found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         if any(label == "text-to-speech" for _, _, label in found):
@@ -492,9 +492,6 @@ def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, view
             others = files_in(i, kind)
             if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= m.threshold * CLAUSE_SHARE
                     and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
-                if kind == "audio" and SOUND_LABEL_RE.search(views[i].span.text) and _SOUND_KIND in m.labels:
-                    out.append((i, m.labels.index(_SOUND_KIND), _SOUND_KIND))  # "..., genre of song.mp3": not transcribed
-                    continue
                 out.append((i, j, label))
     return out
 
@@ -533,7 +530,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         if choice:
             made |= JUDGES  # "... and is it mean or is it wholesome": a judgement between labels
         if "audio" in given and SOUND_LABEL_RE.search(view.span.text):
-            made.add("audio-classification")  # "... and tell me the genre" of a recording given
+            made.add(_SOUND_KIND)  # "... and tell me the genre" of a recording given
 
         def named_by_verb(k: int) -> bool:
             return m.labels[k] in made or any(_names_task(w, m.labels[k]) for w in naming)

@@ -24,6 +24,12 @@ def _unattached(reading: RequestReading, attachments: list[Attachment]) -> list[
     return [f for f in reading.files if Path(f.text).name.lower() not in attached]
 
 
+def skipped_note(task: str, kind: str) -> str:
+    """The note for a step left out because no file of ``kind`` was given (one wording, whichever
+    stage leaves it out)."""
+    return f"skipped {task}: it needs {kind} input and none was given"
+
+
 #: Words for a picture that name a text file as well: with one given, "this document" is that file
 _ALSO_TEXT = {"document", "page", "scan"}
 

@@ -129,12 +129,12 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
 
 
 def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
-                     given: list[str], floor: float) -> list[tuple[int, int, str]]:
+                     given: list[str], quoted: bool, floor: float) -> list[tuple[int, int, str]]:
     """Speech after a question no step answers ("what's the main point? tell me out loud" with a
     document given): what it says is the answer, so the question gets the step the model likes most
     for it among those that read words or a file of a kind ``given``, when at least a little sure of
     one (``floor``), rather than the speech reading the file or the request aloud. With no file and
-    no quoted words, the chat partner answers it."""
+    no words ``quoted``, the chat partner answers it."""
     i = _speech_alone(found)
     if i is None:
         return []
@@ -143,7 +143,6 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     if not asked:
         return []
     k = asked[-1]
-    quoted = any(f.startswith("QUOTE") for v in views for f in v.features)
     if not given and not quoted:
         # no file or quoted words to answer from ("who won the world cup in 2018? say it out
         # loud"): the chat partner answers, and its answer is spoken, not the words; a question

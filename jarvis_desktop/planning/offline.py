@@ -20,7 +20,7 @@ from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import Span, read_request
 from .given_text import outside_quotes
-from .missing import asks_for_file, missing_files
+from .missing import asks_for_file, missing_files, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
@@ -213,7 +213,7 @@ class OfflinePlanner:
                 return "defer"
             if v is None:
                 if not dry:
-                    st.notes.append(f"skipped {d.task}: it needs {kind} input and none was given")
+                    st.notes.append(skipped_note(d.task, kind))
                     if kind != "text" and asks_for_file(kind, st.reading, st.attachments, clause, self.kb.media_words):
                         st.missing.append(kind)
                 return "skip"

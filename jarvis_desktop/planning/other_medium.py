@@ -28,8 +28,8 @@ SAME_ON_OTHER_MEDIUM = {
     "audio-classification": "image-classification",
 }
 SAME_ON_OTHER_MEDIUM |= {b: a for a, b in SAME_ON_OTHER_MEDIUM.items()}
-#: ... and a question on a document's picture, asked of a document given as text
-_DOCUMENT_QUESTION, _ON_TEXT = "document-question-answering", "question-answering"
+#: ... and, one way, a question on a document's picture, asked of a document given as text
+_ON_OTHER_MEDIUM = SAME_ON_OTHER_MEDIUM | {"document-question-answering": "question-answering"}
 #: A question asking what something is about: its summary
 _ABOUT_RE = re.compile(r"\babout\W*$", re.I)
 #: Steps that change a picture: with none anywhere, the picture asked for is a new one
@@ -43,26 +43,23 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
     (not given, named or made by another step) turned into the same step on the medium that is
     given, or into the clause's likeliest other step where the model gives that one ``bar`` or more
     ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); a picture's
-    change, with no picture there at all, into its making. Not where the clause points at a file of
-    the missing kind ("transcribe the recording" with a photo given asks for the recording)."""
+    change, with no picture there at all, into its making; a question on a document's picture, with
+    the document given as text, into a question on the text (its summary when it asks what the
+    document is about). Not where the clause points at a file of the missing kind ("transcribe the
+    recording" with a photo given asks for the recording)."""
     out = []
     for n, (i, j, label) in enumerate(found):
-        other = SAME_ON_OTHER_MEDIUM.get(label)
+        other = _ON_OTHER_MEDIUM.get(label)
         kind = media_input(label)
-        if label == _DOCUMENT_QUESTION and "text" in given and kind not in given and _ON_TEXT in labels and not any(
-                f[0] == i and media_input(f[2]) is None for f in found) and not asks_for_file(
-                kind, reading, attachments, clauses[i], media_words):
-            # "what is this document about" with notes.txt: its summary; another question is answered
-            # from it; not where a step on the text was found beside it ("which dates are in the pdf")
-            label = "summarization" if _ABOUT_RE.search(clauses[i].text) and "summarization" in labels else _ON_TEXT
-            j = labels.index(label)
-        elif other in labels and kind not in given and media_input(other) in given and not any(
+        if other in labels and kind not in given and (media_input(other) or "text") in given and not any(
                 media_output(f[2]) == kind for k, f in enumerate(found) if k != n) and not asks_for_file(
                 kind, reading, attachments, clauses[i], media_words):
             j = labels.index(other)
             fits = [k for k in np.argsort(-P[i]) if media_input(labels[k]) in given or media_input(labels[k]) is None]
             if fits and P[i, fits[0]] >= bar:
-                j = int(fits[0])
+                j = int(fits[0])  # "which dates are mentioned in the pdf": the names found, not a question
+            elif other == "question-answering" and _ABOUT_RE.search(clauses[i].text) and "summarization" in labels:
+                j = labels.index("summarization")  # "what is this document about" with notes.txt: its summary
             label = labels[j]
         elif label in _PICTURE_CHANGES and "text-to-image" in labels and "image" not in given and not any(
                 media_output(f[2]) == "image" for k, f in enumerate(found) if k != n) and not asks_for_file(

@@ -42,13 +42,22 @@ def task_names(labels: tuple[str, ...]) -> re.Pattern:
     return re.compile(r"\b(?:" + "|".join(f"(?P<t{j}>" + "|".join(groups[j]) + ")" for j in order) + r")\b", re.I)
 
 
+@lru_cache(maxsize=4)
+def _last_words(labels: tuple[str, ...]) -> dict[str, list[int]]:
+    """The tasks by the last word of their name ("segmentation": image segmentation); not the
+    medium a conversion ends in ("image-to-text" is not named by "text")."""
+    out: dict[str, list[int]] = {}
+    for j, label in enumerate(labels):
+        if label in TASK_TYPES and "-" in label and "-to-" not in label:
+            out.setdefault(label.rsplit("-", 1)[1], []).append(j)
+    return out
+
+
 def _named_by_last_word(word: str, labels: list[str], given: list[str]) -> list[int]:
     """The tasks on a kind of file ``given`` whose name ends in ``word`` ("seg" is short for
-    "segmentation"); the word itself, not its verb ("detect the pose" is no object detection),
-    and not a medium ("image-to-text" is not named by "text")."""
+    "segmentation"); the word itself, not its verb ("detect the pose" is no object detection)."""
     word = SHORTHAND.get(word, word).removesuffix("s")
-    return [j for j, label in enumerate(labels) if label in TASK_TYPES and "-" in label and "-to-" not in label
-            and media_input(label) in given and label.rsplit("-", 1)[1] == word]
+    return [j for j in _last_words(tuple(labels)).get(word, ()) if media_input(labels[j]) in given]
 
 
 def named_by_task_name(found: list[tuple[int, int, str]], views: list, labels: list[str], reading: RequestReading,
