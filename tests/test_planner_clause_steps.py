@@ -441,6 +441,7 @@ def test_speech_after_a_question_with_no_file_speaks_the_chat_partners_answer():
     ("what is the capital of peru? answer out loud", "What is the capital of peru?"),  # read as a picture question
     ("good morning! how many bones are in a human hand? say the answer aloud", "how many bones are in a human hand?"),
     ("are you still there? reply out loud", "Are you still there?"),  # the reply is the chat partner's
+    ("whats the speed of sound in air? say it out loud", "speed of sound in air?"),  # read as a sound; the speech is no sound of it
 ])
 def test_speech_after_a_question_for_the_chat_speaks_the_chat_partners_answer(request_text, question):
     """A question with no file or quoted words to answer it from, then speech: the chat partner

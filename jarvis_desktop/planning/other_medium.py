@@ -92,10 +92,12 @@ def without_unasked_files(found: list[tuple[int, int, str]], labels: list[str], 
     picture to ask for. The linker would drop such a step too, but only after the rules that plan
     around it (what speech reads) had taken it for the question's answer. Only in a question: a
     command ("caption this") with no file is left to the linker, which says to attach one. A
-    table's step is kept: its table may come as a spreadsheet, not a picture."""
+    table's step is kept: its table may come as a spreadsheet, not a picture. Only a step at or
+    before the question makes its file: the speech asked after it is not the sound asked about
+    ("whats the speed of sound? tell me out loud")."""
     return [(i, j, label) for n, (i, j, label) in enumerate(found)
             if (kind := media_input(label)) is None or kind in given or label == "tabular-classification"
-            or not _asks(clauses[i].text) or any(media_output(f[2]) == kind for k, f in enumerate(found) if k != n)
+            or not _asks(clauses[i].text) or any(media_output(f[2]) == kind and f[0] <= i for k, f in enumerate(found) if k != n)
             or asks_for_file(kind, reading, attachments, clauses[i], media_words)]
 
 
