@@ -453,6 +453,37 @@ def test_speech_after_a_question_for_the_chat_speaks_the_chat_partners_answer(re
     assert question in answer.args["text"] and speech.args["text"] == placeholder(answer.id)
 
 
+@pytest.mark.parametrize("request_text, asked", [
+    ("toss a coin for me and tell me the result out loud", "Toss a coin for me"),
+    ("choose a random fruit, then say the answer aloud", "Choose a random fruit"),
+    ("think of an animal that starts with z and read it out to me", "Think of an animal that starts with z"),
+])
+def test_speech_of_a_result_no_step_makes_speaks_the_chat_partners_answer(request_text, asked):
+    """The speech says only how to answer ("tell me the result out loud"), and no step makes what
+    it is the result of: the chat partner does what the words before ask and its answer is spoken.
+    Before, the speech read its own command aloud ("Tell me the result out loud")."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == ["conversational", "text-to-speech"]
+    answer, speech = check.plan.tasks
+    assert answer.args["text"] == asked and speech.args["text"] == placeholder(answer.id)
+
+
+def test_speech_that_says_what_to_speak_is_not_taken_for_a_result():
+    """Words of its own to speak ("... tell the kids dinner is ready out loud") or a step before it
+    that makes the words: no chat step is added."""
+    check = OfflinePlanner().plan("go downstairs and tell the kids dinner is ready out loud", [])
+    assert "conversational" not in tasks_of(check) and "text-to-speech" in tasks_of(check)
+    check = OfflinePlanner().plan("translate 'sleep well' into Spanish and tell me the result out loud", [])
+    assert tasks_of(check) == ["translation", "text-to-speech"]
+
+
+@pytest.mark.parametrize("request_text", ["compose a short lullaby and sing it to me", "sing me a song about the sea"])
+def test_singing_is_asked_as_speech(request_text):
+    """A voice assistant cannot sing, but "sing it to me" asks to hear the words: the song is written
+    and spoken. Before, no speech step was planned."""
+    assert tasks_of(OfflinePlanner().plan(request_text, [])) == ["text-generation", "text-to-speech"]
+
+
 @pytest.mark.parametrize("request_text", ["how many planets are in the solar system?", "what is the capital of peru?"])
 def test_a_question_with_nothing_to_read_is_answered_as_chat(request_text):
     """No passage, file or picture to answer from: no step runs and nothing is asked to be attached

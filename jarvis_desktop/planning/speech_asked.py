@@ -13,7 +13,7 @@ from .imperatives import MAKING_VERBS
 RECIPIENTS = {"me", "us"}
 #: Verbs whose command makes speech ("say it", "narrate it"), in their base form: "says"/"said"
 #: report what a text or a recording holds
-SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce", "pronounce"}
+SPEAKING = {"say", "speak", "narrate", "recite", "shout", "announce", "pronounce", "sing"}
 #: ... unless the clause asks about speech ("what does it say", "does he speak French")
 QUESTION_WORDS = {"what", "how", "does", "do", "did", "whether", "if", "who", "which", "why"}
 
@@ -51,6 +51,21 @@ def asks_for_speech(toks: list) -> bool:
                 continue  # ("how do I pronounce quinoa" asks to hear it, unlike "how do I say it in French")
             return True
     return False
+
+
+#: The parts of speech that say what a clause is about; a speech command has none of its own
+_CONTENT = {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}
+#: Words that say only how to hand over an answer, not what it is of ("tell me the result out loud")
+_HOW_TOLD = {"tell", "read", "let", "give", "result", "answer", "outcome", "response", "reply", "loud", "out", "back",
+             "please", "now", "then", "also", "just", "too", "instead", "quick", "quickly"}
+
+
+def speaks_only_a_result(toks: list) -> bool:
+    """The clause asks to hear an answer without saying what of ("tell me the result out loud",
+    "say it with your voice"): a request for speech whose every content word is one of speaking,
+    hearing or the result. What it speaks is asked for elsewhere."""
+    return asks_for_speech(toks) and not any(
+        t.pos in _CONTENT and not ({t.lower, t.lemma} & (SPEAKING | HEARING | _HOW_TOLD)) for t in toks)
 
 
 #: What one hears as a sound, not as words spoken to one ("I want to hear this song without the noise")
