@@ -186,9 +186,6 @@ def test_dag_two_files_meet_in_one_task(planner, files):
     assert set(sim.dep) == {asr.id, cap.id}
 
 
-@pytest.mark.xfail(strict=True, reason="since the classifier reads clauses in context (MiniLM, stop 27) the question "
-                   "scores 0.44 beside depth's 0.69 in one clause and is dropped as a rival reading; the "
-                   "held-out sets gained 13 plans with the change, this one was lost")
 def test_step_named_second_runs_first_when_it_feeds_the_first(planner, files):
     check = planner.plan("Answer which object is closest to the camera using depth estimation on my photo.", [files["photo.jpg"]])
     assert tasks_of(check) == ["depth-estimation", "visual-question-answering"]

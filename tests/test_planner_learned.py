@@ -532,6 +532,16 @@ def test_small_talk_needs_no_model(planner, text):
     assert check.plan is not None and not check.plan.tasks
 
 
+@pytest.mark.parametrize("text", ["play the next episode", "add bread to the grocery list"])
+def test_a_device_or_app_action_needs_no_model(planner, text):
+    """What no expert can do (play media, keep a list, set a timer) is the chat's to answer: the
+    training requests hold such commands with no plan (``d-220`` on). Before, the first was spoken
+    aloud ("Play the next episode") and the second asked for a picture to find objects in."""
+    check = planner.plan(text, [])
+    assert tasks_of(check) == [] and not check.missing
+    assert not any("attach" in note for note in check.plan.notes)
+
+
 def test_a_table_file_with_a_question_is_tabular_classification(planner, tmp_path):
     files = attach(tmp_path, "loans.csv")
     check = planner.plan("Will the applicants in this spreadsheet repay? Predict it from the table", files)

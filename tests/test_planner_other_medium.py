@@ -5,6 +5,7 @@ denoise that is missing. Sentences written for these tests (in no training or be
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from jarvis_desktop.planning.extract import Span, read_request
 from jarvis_desktop.planning.learned import LABELS
@@ -80,3 +81,20 @@ def test_a_question_on_a_document_given_as_text_is_answered_from_the_text(tmp_pa
     assert tasks_of(about) == ["summarization"]
     scan = OfflinePlanner().plan("what is this document about", attach(tmp_path, "scan.png"))
     assert tasks_of(scan) == ["document-question-answering"]
+
+
+@pytest.mark.parametrize("request_text", ["turn the heat down to 19 degrees", "turn the kitchen lights on please", "dim the screen"])
+def test_a_change_of_no_picture_that_names_none_is_no_picture_to_make(request_text):
+    """A device to switch or turn ("turn the kitchen lights on") read as a picture's change, with no
+    picture anywhere: not a picture to make from the words, since the model reads none there (before,
+    text-to-image drew "Turn the kitchen lights on"). Nothing points at a file either, so the user
+    is not told to attach one: the chat answers."""
+    check = OfflinePlanner().plan(request_text, [])
+    assert tasks_of(check) == [] and not check.missing
+    assert not any("attach" in note for note in check.plan.notes)
+
+
+@pytest.mark.parametrize("request_text", ["paint a fox in the snow, in the style of an old woodcut",
+                                          "make it look like a rainy evening in paris"])
+def test_a_picture_change_with_a_picture_to_make_in_its_words_is_still_made(request_text):
+    assert tasks_of(OfflinePlanner().plan(request_text, [])) == ["text-to-image"]

@@ -31,7 +31,7 @@ from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missin
                            writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
-from .result_refs import named_results
+from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
@@ -175,7 +175,7 @@ class LearnedDetector(Detector):
         found = _without_told_about(found, P, views, m, seg)
         found = without_style_edits(found, seg, views, given)
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
-                                given, self.kb.media_words)
+                                given, self.kb.media_words, m.threshold * FALLBACK_SHARE)
         kept = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
         reading.notes += [skipped_note(label, media_input(label)) for f in found if f not in kept for label in (f[2],)]
         found = kept
@@ -361,6 +361,8 @@ def _beside_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMode
         if label not in CARRIERS or int(P[i].argmax()) != j:
             continue
         text = views[i].span.text if views else ""
+        if label == "translation" and version_in_language_asked(text):
+            continue  # "write me a Portuguese version of this: '...'": the translation is what is asked
         made = named_results(text, made=True)
         given = {t for tasks in named_results(text) if tasks not in made for t in tasks}
         for k, other in enumerate(m.labels):

@@ -30,6 +30,24 @@ def skipped_note(task: str, kind: str) -> str:
     return f"skipped {task}: it needs {kind} input and none was given"
 
 
+#: Words that point at a thing the user has in mind ("caption this one", "transcribe it")
+_POINTER_RE = re.compile(r"\b(?:this|that|these|those|it|them|here|attached)\b", re.I)
+
+
+def nothing_planned_note(text: str) -> str:
+    """Why an empty plan is empty when every step found needs a file that is not there and the
+    request names none: "caption this one" points at a file that was forgotten, so the user is told
+    to attach it; "turn the fan off" points at nothing, and its steps were misreadings of a request
+    no expert can do, which the chat answers."""
+    if _POINTER_RE.search(text):
+        return "the tasks asked for need files that were not given; attach them and ask again"
+    return NO_TASK_NOTE
+
+
+#: The note of a request no expert step was found in
+NO_TASK_NOTE = "no task an expert can do was found in the request; it will be answered as chat"
+
+
 #: Words for a picture that name a text file as well: with one given, "this document" is that file
 _ALSO_TEXT = {"document", "page", "scan"}
 

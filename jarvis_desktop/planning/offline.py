@@ -20,7 +20,7 @@ from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import Span, read_request
 from .given_text import outside_quotes
-from .missing import asks_for_file, missing_files, skipped_note
+from .missing import NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
@@ -115,7 +115,7 @@ class OfflinePlanner:
         if not dets and reading.held:
             return PlanCheck(Plan([], "offline", ["the request leaves its files for later; nothing was planned"]), held=True)
         if not dets:
-            return _empty("no task an expert can do was found in the request; it will be answered as chat", reading.notes)
+            return _empty(NO_TASK_NOTE, reading.notes)
         if reading.subject and (at := reading.text.rfind(reading.subject)) > 0 and sum(d.start >= at for d in dets) >= 2 and any(
                 at <= d.start < reading.clauses[reading.clause_at(at)].end for d in dets):
             # "one more job, please: write a quote, create an image ...": steps asked from the colon
@@ -129,7 +129,7 @@ class OfflinePlanner:
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes and not state.missing:
-            return _empty("the tasks asked for need files that were not given; attach them and ask again", state.notes)
+            return _empty(nothing_planned_note(outside_quotes(reading.text, reading)), state.notes)
         check = self._validate(state) if state.nodes else _empty("nothing can be planned without the missing files", state.notes)
         if state.missing:
             # the plan is the draft without the steps on those files: run, it would work on the

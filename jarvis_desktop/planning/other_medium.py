@@ -38,12 +38,13 @@ _PICTURE_CHANGES = {EDIT, "image-to-image"}
 
 def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], bar: float, clauses: list,
                     reading: RequestReading, attachments: list[Attachment], given: list[str],
-                    media_words: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+                    media_words: dict[str, set[str]], floor: float = 0.0) -> list[tuple[int, int, str]]:
     """``found`` (clause, label index, label) with each step whose medium is nowhere in the request
     (not given, named or made by another step) turned into the same step on the medium that is
     given, or into the clause's likeliest other step where the model gives that one ``bar`` or more
     ("get rid of the background in headshot.jpg" is the cut-out, not a cleaning); a picture's
-    change, with no picture there at all, into its making; a question on a document's picture, with
+    change, with no picture there at all, into its making where the model reads a picture to make
+    there at all (``floor``: "turn the heating up" is no picture); a question on a document's picture, with
     the document given as text, into a question on the text (its summary when it asks what the
     document is about). Not where the clause points at a file of the missing kind ("transcribe the
     recording" with a photo given asks for the recording)."""
@@ -61,7 +62,7 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
             elif other == "question-answering" and _ABOUT_RE.search(clauses[i].text) and "summarization" in labels:
                 j = labels.index("summarization")  # "what is this document about" with notes.txt: its summary
             label = labels[j]
-        elif label in _PICTURE_CHANGES and "text-to-image" in labels and "image" not in given and not any(
+        elif label in _PICTURE_CHANGES and "text-to-image" in labels and P[i, labels.index("text-to-image")] >= floor and "image" not in given and not any(
                 media_output(f[2]) == "image" for k, f in enumerate(found) if k != n) and not asks_for_file(
                 "image", reading, attachments, clauses[i], media_words):
             # "paint a sailboat on a calm lake, watercolor style" with no picture given, made or

@@ -54,6 +54,16 @@ _MADE_NOUN_RE = _result_noun_re("the|that|your|its|those")
 _LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
 
 
+#: "a Portuguese version of this": a new text in a language, asked for as a thing to make
+_NEW_LANGUAGE_VERSION_RE = re.compile(r"\b(?:a|an)\s+([A-Z][a-z]+)\s+(?i:version|copy|translation)\b")
+
+
+def version_in_language_asked(text: str) -> bool:
+    """``text`` asks for its words in another language as the thing to make ("write me a Portuguese
+    version of this"): what is asked is the translation, nothing beside it."""
+    return _NEW_LANGUAGE_VERSION_RE.search(text) is not None
+
+
 def language_named(text: str) -> str | None:
     """The language a result is named by ("read the Spanish version" -> "Spanish"), if any."""
     m = _LANGUAGE_VERSION_RE.search(text)
