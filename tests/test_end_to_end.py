@@ -69,6 +69,18 @@ def test_follow_up_in_the_same_session(assistant, tmp_path):
     assert [m["role"] for m in detail.messages] == ["user", "assistant", "user", "assistant"]
 
 
+def test_a_follow_up_that_points_back_speaks_the_last_answer(assistant):
+    """ "read that out loud" after an answer: the offline planner is given the session's last answer
+    and speech reads it, not the words "read that out loud"."""
+    first = assistant.ask("hello there")
+    assert first.status == "done" and first.answer.strip()
+    second = assistant.ask("read that out loud please", session_id=first.session_id)
+    assert second.status == "done", second.error
+    assert [t.task for t in second.plan.tasks] == ["text-to-speech"]
+    assert second.plan.tasks[0].args["text"] == first.answer.strip()
+    assert second.results[0].status == "done" and second.results[0].output.audio is not None
+
+
 def _check_failed_but_saved(assistant, result, *phrases):
     assert result.status == "failed" or any(r.status == "failed" for r in result.results.values())
     text = (result.answer + " " + result.error).lower()

@@ -212,18 +212,18 @@ class Assistant:
         if mode == "llm" and capable is None:
             why = self.controller_error or "the controller is a tiny embedded model"
             note = f"LLM planner asked for but unavailable ({why}); used the offline planner"
-            return self._offline_plan(text, attachments), note, ""
+            return self._offline_plan(text, attachments, history), note, ""
         if capable is None:
-            return self._offline_plan(text, attachments), "offline planner", ""
+            return self._offline_plan(text, attachments, history), "offline planner", ""
         draft = None
         if mode == "hybrid":
-            draft_check = self._offline_plan(text, attachments)
+            draft_check = self._offline_plan(text, attachments, history)
             draft = draft_check.plan if draft_check.ok and draft_check.plan else None
         try:
             check = LLMPlanner(capable, self.settings).plan(text, attachments, history, draft=draft)
         except ControllerError as e:
             log.warning("controller unavailable for planning: %s", e)
-            return self._offline_plan(text, attachments), f"offline planner (the language model failed: {e})", str(e)
+            return self._offline_plan(text, attachments, history), f"offline planner (the language model failed: {e})", str(e)
         if check.ok and not check.plan and draft:
             # The LLM dropped every step of a good draft: keep the draft rather than only chatting.
             return (PlanCheck(Plan(draft.tasks, "offline"), [], check.repairs),
@@ -231,7 +231,7 @@ class Assistant:
         if check.ok:
             return check, f"{capable.name}", ""
         errors = "; ".join(_short(e) for e in check.errors)
-        offline = self._offline_plan(text, attachments) if attachments else None
+        offline = self._offline_plan(text, attachments, history) if attachments else None
         if offline is not None and offline.ok and offline.plan and offline.plan.tasks:
             # The user's files still get their work done; the note says whose plan it is.
             # A controller that planned junk twice is not asked to describe the results either.
@@ -243,12 +243,14 @@ class Assistant:
             "the controller's plan was invalid twice; answered as plain chat: " + errors
         ), ""
 
-    def _offline_plan(self, text: str, attachments: list[Attachment]) -> PlanCheck:
+    def _offline_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> PlanCheck:
         try:
             planner = self.offline_planner()
         except ImportError as e:
             return PlanCheck(Plan([], "offline"), [f"the offline planner is not installed ({e})"])
-        check = planner.plan(text, attachments)
+        # "read that out loud", "translate it into French": the words pointed at are the last answer
+        previous = next((t.text for t in reversed(history or []) if t.role == "assistant" and t.text.strip()), None)
+        check = planner.plan(text, attachments, previous)
         if check.missing:  # the steps on the other files would work on the wrong thing: none run
             message = missing_files_message(check.missing)
             return PlanCheck(Plan([], "offline", [message]), [message], check.repairs, check.missing)

@@ -29,7 +29,7 @@ from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
                          step_part, table_file, table_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
-                         prompt_text, question_asked, question_without, tidy_question)
+                         prompt_text, question_asked, question_without, refers_back, tidy_question)
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +88,14 @@ class OfflinePlanner:
     # ----------------------------------------------------------------------------------------
     # public
 
-    def plan(self, request: str, attachments: list[Attachment] | None = None) -> PlanCheck:
-        """A validated plan for ``request`` (empty with a note when nothing can be planned)."""
+    def plan(self, request: str, attachments: list[Attachment] | None = None, previous_answer: str | None = None) -> PlanCheck:
+        """A validated plan for ``request`` (empty with a note when nothing can be planned).
+        ``previous_answer``: the assistant's last answer in the conversation, which a request that
+        points back at something it does not hold ("read that out loud", "translate it into
+        French") works on."""
         attachments = list(attachments or [])
         try:
-            return self._plan(request, attachments)
+            return self._plan(request, attachments, previous_answer)
         except Exception as e:  # a planner bug must not take the session down: chat instead
             log.exception("offline planner failed")
             return _empty(f"the offline planner could not read this request ({type(e).__name__}); answering as chat")
@@ -105,7 +108,7 @@ class OfflinePlanner:
     # ----------------------------------------------------------------------------------------
     # steps
 
-    def _plan(self, request: str, attachments: list[Attachment]) -> PlanCheck:
+    def _plan(self, request: str, attachments: list[Attachment], previous_answer: str | None = None) -> PlanCheck:
         if not isinstance(request, str) or not request.strip():
             return _empty("the request is empty: nothing to plan")
         reading = read_request(request)
@@ -125,7 +128,8 @@ class OfflinePlanner:
         pointed = file_references(reading, attachments)
         # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
         reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
-        state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
+        state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed},
+                          previous_answer=(previous_answer or "").strip() or None)
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes and not state.missing:
@@ -487,6 +491,8 @@ class OfflinePlanner:
                 src = nearest_file(kind, d.start, st, before_only=True)
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
+            if st.previous_answer and d.task != "question-answering" and refers_back(outside_quotes(clause.text, r)):
+                return st.previous_answer  # "read that out loud" after an answer: that answer, not these words
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
             if d.task == "conversational":

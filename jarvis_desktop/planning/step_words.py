@@ -58,6 +58,20 @@ _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
 _POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "the following", "the result", "the answer"}
 
 
+#: Words that point back at something said before rather than naming it: "it", "them", a bare
+#: "this"/"that" (not "this article"), "your answer", "what you said"
+_BACK_RE = re.compile(
+    r"\b(?:it|them)\b|\b(?:this|that)\b(?=\s*(?:$|[.,!?;:]|(?:out|aloud|again|into|in|to|for|please|back|up|as|more|so|and|then|too|now|over)\b))"
+    r"|\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
+
+
+def refers_back(text: str) -> bool:
+    """A step's words point back at something said before instead of holding what to work on
+    ("read that out loud", "translate it into French", "say your last answer again"): in a
+    conversation, the assistant's last answer."""
+    return _BACK_RE.search(text) is not None
+
+
 def inline_subject(task: str, text: str) -> str:
     """The words a content task works on when they are written inline: after a colon, or inside
     the command ("say hello world out loud" -> "hello world"). Falls back to the whole step."""

@@ -1,0 +1,51 @@
+"""A request that points back at the conversation ("read that out loud", "translate it into
+French") works on the assistant's last answer, not on its own words. Sentences written for these
+tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.step_words import refers_back
+from planner_helpers import tasks_of
+
+ANSWER = "The receipt's total is 42.80 euros, paid by card on the 3rd of March."
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return OfflinePlanner()
+
+
+@pytest.mark.parametrize("request_text, task", [
+    ("can you read that to me out loud", "text-to-speech"),
+    ("put it into Italian please", "translation"),
+    ("say your last answer again", "text-to-speech"),
+    ("summarise what you just said", "summarization"),
+])
+def test_a_step_that_points_back_reads_the_last_answer(planner, request_text, task):
+    """Before, the step read its own command ("Can you read that to me out loud" was spoken)."""
+    check = planner.plan(request_text, [], ANSWER)
+    assert tasks_of(check) == [task]
+    assert check.plan.tasks[0].args["text"] == ANSWER
+
+
+def test_words_of_its_own_are_worked_on_whatever_was_said_before(planner):
+    check = planner.plan("say 'sleep tight' out loud", [], ANSWER)
+    assert tasks_of(check) == ["text-to-speech"] and check.plan.tasks[0].args["text"] == "sleep tight"
+    check = planner.plan("translate good evening into Spanish", [], ANSWER)
+    assert check.plan.tasks[0].args["text"] != ANSWER
+
+
+def test_with_no_conversation_the_request_is_planned_as_before(planner):
+    check = planner.plan("can you read that to me out loud", [])
+    assert tasks_of(check) == ["text-to-speech"] and check.plan.tasks[0].args["text"] != ANSWER
+
+
+@pytest.mark.parametrize("text, back", [
+    ("read that out loud", True), ("translate it into French", True), ("repeat your previous reply", True),
+    ("summarize this article", False), ("translate that sentence into French", False), ("say hello", False),
+])
+def test_what_points_back(text, back):
+    assert refers_back(text) is back
