@@ -30,6 +30,8 @@ def skipped_note(task: str, kind: str) -> str:
     return f"skipped {task}: it needs {kind} input and none was given"
 
 
+#: The note of a request no expert step was found in
+NO_TASK_NOTE = "no task an expert can do was found in the request; it will be answered as chat"
 #: Words that point at a thing the user has in mind ("caption this one", "transcribe it")
 _POINTER_RE = re.compile(r"\b(?:this|that|these|those|it|them|here|attached)\b", re.I)
 
@@ -42,10 +44,6 @@ def nothing_planned_note(text: str) -> str:
     if _POINTER_RE.search(text):
         return "the tasks asked for need files that were not given; attach them and ask again"
     return NO_TASK_NOTE
-
-
-#: The note of a request no expert step was found in
-NO_TASK_NOTE = "no task an expert can do was found in the request; it will be answered as chat"
 
 
 #: Words for a picture that name a text file as well: with one given, "this document" is that file

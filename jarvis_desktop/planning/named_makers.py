@@ -13,7 +13,7 @@ from .detect import given_kinds
 from .extract import RequestReading
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
-from .speech_asked import speaks_only_a_result
+from .speech_asked import names_something, speaks_only_a_result
 from .step_words import DIRECT_QUESTION_RE, YOU_WORDS
 from .stepmodel import StepModel
 
@@ -143,7 +143,7 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
              and DIRECT_QUESTION_RE.search(views[k].span.text.lstrip(" ,.;:-"))]  # not "would you kindly ...?"
     if not asked and speaks_only_a_result(seg.tokens_in(views[i].span)):
         # "flip a coin and tell me the result out loud": the result is of the words before
-        asked = [k for k in range(i) if any(t.pos in ("VERB", "NOUN", "PROPN", "ADJ", "NUM") for t in seg.tokens_in(views[k].span))][-1:]
+        asked = [k for k in range(i) if names_something(seg.tokens_in(views[k].span))][-1:]
     if not asked:
         return []
     k = asked[-1]

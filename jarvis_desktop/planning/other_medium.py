@@ -62,7 +62,8 @@ def on_medium_given(found: list[tuple[int, int, str]], P: np.ndarray, labels: li
             elif other == "question-answering" and _ABOUT_RE.search(clauses[i].text) and "summarization" in labels:
                 j = labels.index("summarization")  # "what is this document about" with notes.txt: its summary
             label = labels[j]
-        elif label in _PICTURE_CHANGES and "text-to-image" in labels and P[i, labels.index("text-to-image")] >= floor and "image" not in given and not any(
+        elif label in _PICTURE_CHANGES and "text-to-image" in labels and "image" not in given and P[
+                i, labels.index("text-to-image")] >= floor and not any(
                 media_output(f[2]) == "image" for k, f in enumerate(found) if k != n) and not asks_for_file(
                 "image", reading, attachments, clauses[i], media_words):
             # "paint a sailboat on a calm lake, watercolor style" with no picture given, made or
