@@ -49,3 +49,18 @@ def test_with_no_conversation_the_request_is_planned_as_before(planner):
 ])
 def test_what_points_back(text, back):
     assert refers_back(text) is back
+
+
+def test_a_picture_of_what_points_back_is_a_picture_of_the_last_answer(planner):
+    """"draw that for me" after a description: before, the picture's prompt was "that"."""
+    check = planner.plan("could you draw that for me", [], ANSWER)
+    assert tasks_of(check) == ["text-to-image"] and check.plan.tasks[0].args["text"] == ANSWER
+    check = planner.plan("draw a lighthouse at dawn", [], ANSWER)
+    assert check.plan.tasks[0].args["text"] == "a lighthouse at dawn"
+
+
+def test_writing_about_what_points_back_is_given_the_last_answer(planner):
+    check = planner.plan("write a limerick about it", [], ANSWER)
+    assert tasks_of(check) == ["text-generation"]
+    prompt = check.plan.tasks[0].args["text"]
+    assert prompt.startswith("Write a limerick about it") and prompt.endswith(ANSWER)

@@ -56,6 +56,8 @@ _MAPS_OF_PICTURES = {"depth-estimation", "image-segmentation", "object-detection
 _READS_PICTURE = {"image-to-text", "image-classification", "visual-question-answering"}
 #: Words of a terse step that point at the map made before it ("depth + caption the map"; not
 #: "seg + depth map", the step's own)
+#: A picture's whole prompt when it only points at something ("draw it", "paint that for me")
+_BARE_POINTERS = {"it", "that", "this", "them", "these", "those"}
 _MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
 
 
@@ -518,9 +520,14 @@ class OfflinePlanner:
                 return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
         if r.subject or d.task == "conversational":
             return r.subject or prompt_text(r.text)
+        back = st.previous_answer if st.previous_answer and refers_back(outside_quotes(clause.text, r)) else None
         if d.task == "text-generation":
-            return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
-        return picture_prompt(clause.text) if d.task in ("text-to-image", "text-to-video") else prompt_text(clause.text)
+            prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
+            return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
+        if d.task in ("text-to-image", "text-to-video"):
+            prompt = picture_prompt(clause.text)
+            return back if back and prompt.lower() in _BARE_POINTERS else prompt  # "draw it": what was just described
+        return prompt_text(clause.text)
 
     def _question(self, d: Detection, st: PlanState, clause: Span, sentence: Span) -> str:
         r = st.reading
