@@ -23,6 +23,8 @@ def planner():
     ("put it into Italian please", "translation"),
     ("say your last answer again", "text-to-speech"),
     ("summarise what you just said", "summarization"),
+    ("make that simpler", "text2text-generation"),
+    ("and now in Portuguese please", "translation"),  # a language alone: the last answer, in it
 ])
 def test_a_step_that_points_back_reads_the_last_answer(planner, request_text, task):
     """Before, the step read its own command ("Can you read that to me out loud" was spoken)."""
@@ -45,6 +47,7 @@ def test_with_no_conversation_the_request_is_planned_as_before(planner):
 
 @pytest.mark.parametrize("text, back", [
     ("read that out loud", True), ("translate it into French", True), ("repeat your previous reply", True),
+    ("make this clearer", True),
     ("summarize this article", False), ("translate that sentence into French", False), ("say hello", False),
 ])
 def test_what_points_back(text, back):
@@ -64,3 +67,8 @@ def test_writing_about_what_points_back_is_given_the_last_answer(planner):
     assert tasks_of(check) == ["text-generation"]
     prompt = check.plan.tasks[0].args["text"]
     assert prompt.startswith("Write a limerick about it") and prompt.endswith(ANSWER)
+
+
+def test_a_language_with_words_to_put_into_it_is_not_a_follow_up(planner):
+    check = planner.plan("how do you say good luck in Portuguese", [], ANSWER)
+    assert check.plan.tasks[0].args["text"] != ANSWER

@@ -29,7 +29,7 @@ from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
                          step_part, table_file, table_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
-                         prompt_text, question_asked, question_without, refers_back, tidy_question)
+                         only_a_language, prompt_text, question_asked, question_without, refers_back, tidy_question)
 
 log = logging.getLogger(__name__)
 
@@ -493,8 +493,10 @@ class OfflinePlanner:
                 src = nearest_file(kind, d.start, st, before_only=True)
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
-            if st.previous_answer and d.task != "question-answering" and refers_back(outside_quotes(clause.text, r)):
-                return st.previous_answer  # "read that out loud" after an answer: that answer, not these words
+            words = outside_quotes(clause.text, r)
+            if st.previous_answer and d.task != "question-answering" and (
+                    refers_back(words) or d.task == "translation" and only_a_language(words, self.kb.language_name_re)):
+                return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
             if d.task == "conversational":

@@ -62,14 +62,27 @@ _POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "th
 #: "this"/"that" (not "this article"), "your answer", "what you said"
 _BACK_RE = re.compile(
     r"\b(?:it|them)\b|\b(?:this|that)\b(?=\s*(?:$|[.,!?;:]|(?:out|aloud|again|into|in|to|for|please|back|up|as|more|so|and|then|too|now|over)\b))"
-    r"|\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
+    r"|\bmake (?:this|that) \w+er\b|\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
 
 
 def refers_back(text: str) -> bool:
     """A step's words point back at something said before instead of holding what to work on
-    ("read that out loud", "translate it into French", "say your last answer again"): in a
-    conversation, the assistant's last answer."""
+    ("read that out loud", "translate it into French", "say your last answer again", "make that
+    shorter"): in a conversation, the assistant's last answer."""
     return _BACK_RE.search(text) is not None
+
+
+#: The words around a language that ask for nothing else ("now in Spanish please", "translate to German")
+_AROUND_A_LANGUAGE_RE = re.compile(
+    r"\b(?:now|and|also|then|ok|okay|but|same|just|please|too|instead|as well|thanks|in|into|to|translated?|translation|say it|it)\b", re.I)
+
+
+def only_a_language(text: str, language_re: re.Pattern) -> bool:
+    """The words name a language and nothing to put into it ("now in Spanish please", "in
+    German"): in a conversation, the last answer is what is to be translated."""
+    if not language_re.search(text):
+        return False
+    return not re.search(r"[a-z]", _AROUND_A_LANGUAGE_RE.sub(" ", language_re.sub(" ", prompt_text(text))), re.I)
 
 
 def inline_subject(task: str, text: str) -> str:
