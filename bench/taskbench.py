@@ -38,7 +38,8 @@ GROUPS = ("overall", "single", "chain", "dag")
 
 
 def make_planner(name: str, detector: str = "learned", model: Any = None):
-    """A callable request, attachments -> PlanCheck for the planner asked for."""
+    """A callable (request, attachments, previous answer or None) -> PlanCheck for the planner
+    asked for; the previous answer is the assistant's last turn (follow-up sets)."""
     from jarvis_desktop.planning.offline import OfflinePlanner
 
     if name == "offline":
@@ -46,11 +47,11 @@ def make_planner(name: str, detector: str = "learned", model: Any = None):
         note = p.warm_up()
         if note:
             print(f"note: {note}", file=sys.stderr)
-        return p.plan
+        return lambda request, attachments, previous=None: p.plan(request, attachments, previous)
     try:
         from jarvis_desktop.config import load_settings
         from jarvis_desktop.llm.factory import make_controller
-        from jarvis_desktop.pipeline.planner import LLMPlanner
+        from jarvis_desktop.pipeline.planner import LLMPlanner, Turn
     except ImportError as e:
         raise SystemExit(f"--planner {name} needs the LLM planner (jarvis_desktop.pipeline.planner.LLMPlanner and "
                          f"jarvis_desktop.llm.factory.make_controller), which could not be imported: {e}") from None
@@ -60,17 +61,21 @@ def make_planner(name: str, detector: str = "learned", model: Any = None):
         print(f"note: the configured controller ({getattr(controller, 'name', 'embedded')}) is a tiny embedded model; "
               "set base_url/api_key for a capable LLM", file=sys.stderr)
     llm = LLMPlanner(controller, settings)
+
+    def history(previous: str | None) -> list | None:
+        return [Turn("assistant", previous)] if previous else None
+
     if name == "llm":
-        return llm.plan
+        return lambda request, attachments, previous=None: llm.plan(request, attachments, history(previous))
     if name == "hybrid":
         offline = OfflinePlanner(detector=detector, model=model)
         offline.warm_up()
 
-        def hybrid(request: str, attachments: list):
-            draft = offline.plan(request, attachments)
+        def hybrid(request: str, attachments: list, previous: str | None = None):
+            draft = offline.plan(request, attachments, previous)
             if not draft.ok or not draft.plan:
-                return llm.plan(request, attachments)
-            revised = llm.plan(request, attachments, draft=draft.plan)
+                return llm.plan(request, attachments, history(previous))
+            revised = llm.plan(request, attachments, history(previous), draft=draft.plan)
             # a revision that drops every step is not a correction of a non-empty draft
             return revised if revised.ok and revised.plan else draft
 
@@ -144,7 +149,7 @@ def run_plan_form(rows: list[dict[str, Any]], plan) -> tuple[list[dict[str, Any]
     elapsed = 0.0
     for row in rows:
         t1 = time.perf_counter()
-        check = plan(str(row["request"]), request_attachments(row))
+        check = plan(str(row["request"]), request_attachments(row), row.get("previous_answer"))
         elapsed += time.perf_counter() - t1
         pred = check.plan.to_json() if check.ok and check.plan else []
         preds.append({"id": row.get("id"), "plan": pred})
@@ -248,7 +253,7 @@ def run_own_folds(path: Path, taskbench_rows: list[dict[str, Any]], out: Path | 
             if author_of(r) == author:
                 planner_of[str(r["request"])] = planner
         print(f"without {author}: fitted in {time.perf_counter() - t1:.1f} s", flush=True)
-    preds, native, mapped, elapsed, by_voice = run_plan_form(rows, lambda text, files: planner_of[text].plan(text, files))
+    preds, native, mapped, elapsed, by_voice = run_plan_form(rows, lambda text, files, previous=None: planner_of[text].plan(text, files, previous))
     if out is not None:  # the held-out predictions, to read the errors
         write_jsonl(out, preds)
     print(f"plans/s: {len(rows) / elapsed:.1f}   ms/plan: {1000 * elapsed / len(rows):.1f}")

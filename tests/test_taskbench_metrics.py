@@ -266,3 +266,23 @@ def test_benchmark_script_scores_a_plan_form_file(tmp_path):
     out = buf.getvalue()
     assert "exact plans: " in out and "empty where a task is needed: " in out and "/2" in out
     assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 2
+
+
+def test_benchmark_script_gives_a_follow_up_the_previous_answer(tmp_path):
+    """A row with ``previous_answer`` is the second turn of a conversation: the planner is given
+    that answer, so "read that out loud" speaks it (bench/data/blind/set_f_followups.jsonl)."""
+    answer = "The bakery opens at seven and closes at noon on Sundays."
+    data = tmp_path / "followups.jsonl"
+    row = {"id": "y1", "voice": "spoken-casual", "previous_answer": answer, "request": "ok read that out loud", "files": [],
+           "plan": [{"task": "text-to-speech", "id": 0, "dep": [-1], "args": {"text": answer}}]}
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("bench_taskbench_followup", ROOT / "bench" / "taskbench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import io
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(io.StringIO()):
+        assert mod.main(["--data", str(data), "--out", str(tmp_path / "p.jsonl")]) == 0
+    pred = json.loads((tmp_path / "p.jsonl").read_text())["plan"]
+    assert pred == row["plan"]
