@@ -47,7 +47,8 @@ def test_with_no_conversation_the_request_is_planned_as_before(planner):
 
 @pytest.mark.parametrize("text, back", [
     ("read that out loud", True), ("translate it into French", True), ("repeat your previous reply", True),
-    ("make this clearer", True),
+    ("make this clearer", True), ("is that positive or negative", True), ("narrate that", True), ("make it more polite", True),
+    ("say it is raining out loud", False), ("say that it is late", False),  # "it" as a clause's own subject, "that" as a conjunction
     ("summarize this article", False), ("translate that sentence into French", False), ("say hello", False),
 ])
 def test_what_points_back(text, back):
@@ -72,3 +73,19 @@ def test_writing_about_what_points_back_is_given_the_last_answer(planner):
 def test_a_language_with_words_to_put_into_it_is_not_a_follow_up(planner):
     check = planner.plan("how do you say good luck in Portuguese", [], ANSWER)
     assert check.plan.tasks[0].args["text"] != ANSWER
+
+
+@pytest.mark.parametrize("request_text, own", [
+    ("say it is snowing outside out loud", "it is snowing outside"),
+    ("translate it is too hot today into German", "It is too hot today"),
+])
+def test_it_as_the_subject_of_the_words_given_is_no_follow_up(planner, request_text, own):
+    """ "say it is snowing outside": the words to speak, whatever was said before."""
+    check = planner.plan(request_text, [], ANSWER)
+    assert check.plan.tasks[0].args["text"] == own
+
+
+def test_a_result_named_with_nothing_making_it_is_the_last_answer(planner):
+    """ "give me the short version" after an answer: the short version of that answer."""
+    check = planner.plan("give me the short version", [], ANSWER)
+    assert tasks_of(check) == ["summarization"] and check.plan.tasks[0].args["text"] == ANSWER

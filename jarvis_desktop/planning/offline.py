@@ -24,7 +24,7 @@ from .missing import NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
-                          means_original, means_same, says_source, target_languages)
+                          means_original, means_same, named_results, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
                          step_part, table_file, table_files, values_read)
@@ -495,7 +495,7 @@ class OfflinePlanner:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             words = outside_quotes(clause.text, r)
             if st.previous_answer and d.task != "question-answering" and (
-                    refers_back(words) or d.task == "translation" and only_a_language(words, self.kb.language_name_re)):
+                    refers_back(words) or named_results(words) or d.task == "translation" and only_a_language(words, self.kb.language_name_re)):
                 return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
@@ -522,7 +522,8 @@ class OfflinePlanner:
                 return "ok" if dry else placeholder(self._bridge(st, "automatic-speech-recognition", "audio", src, d.start))
         if r.subject or d.task == "conversational":
             return r.subject or prompt_text(r.text)
-        back = st.previous_answer if st.previous_answer and refers_back(outside_quotes(clause.text, r)) else None
+        words = outside_quotes(clause.text, r)
+        back = st.previous_answer if st.previous_answer and (refers_back(words) or named_results(words)) else None
         if d.task == "text-generation":
             prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
             return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer

@@ -59,17 +59,39 @@ _POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "th
 
 
 #: Words that point back at something said before rather than naming it: "it", "them", a bare
-#: "this"/"that" (not "this article"), "your answer", "what you said"
+#: "this"/"that" (not "this article"), "your answer", "what you said". The parser tells a pronoun
+#: from a determiner; this pattern is the fallback without it.
 _BACK_RE = re.compile(
     r"\b(?:it|them)\b|\b(?:this|that)\b(?=\s*(?:$|[.,!?;:]|(?:out|aloud|again|into|in|to|for|please|back|up|as|more|so|and|then|too|now|over)\b))"
-    r"|\bmake (?:this|that) \w+er\b|\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
+    r"|\bmake (?:this|that) \w+er\b", re.I)
+#: Names for the assistant's own last words ("your last answer", "what you just said", "in there")
+_ANSWER_NAMED_RE = re.compile(
+    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b|\bin there\b", re.I)
+_POINTING = {"this", "that", "these", "those"}
+#: Verbs whose object is also the subject of what follows ("make it more polite", "let that sink in")
+_CAUSATIVES = {"make", "let", "have", "get"}
 
 
 def refers_back(text: str) -> bool:
     """A step's words point back at something said before instead of holding what to work on
-    ("read that out loud", "translate it into French", "say your last answer again", "make that
-    shorter"): in a conversation, the assistant's last answer."""
-    return _BACK_RE.search(text) is not None
+    ("read that out loud", "translate it into French", "is that positive", "make it more polite",
+    "say your last answer again"): in a conversation, the assistant's last answer. Not "it" as a
+    clause's own subject ("say it is raining": the words to speak), nor "that" as a determiner or
+    a conjunction ("translate that sentence", "say that it's late")."""
+    if _ANSWER_NAMED_RE.search(text):
+        return True
+    from .segment import load_nlp
+
+    nlp = load_nlp()[0]
+    if nlp is None:
+        return _BACK_RE.search(text) is not None
+    for t in nlp(text):
+        if t.lower_ in _POINTING and not (t.dep_ in ("det", "mark") and t.head.i > t.i):
+            return True  # a determiner or a conjunction has its noun or its clause after it
+        if t.lower_ in ("it", "them") and (t.dep_ in ("dobj", "pobj", "dative", "oprd")
+                                          or t.dep_ == "nsubj" and t.head.head.lemma_ in _CAUSATIVES):
+            return True
+    return False
 
 
 #: The words around a language that ask for nothing else ("now in Spanish please", "translate to German")
