@@ -156,7 +156,7 @@ def run_plan_form(rows: list[dict[str, Any]], plan) -> tuple[list[dict[str, Any]
         if "plan" not in row:
             continue
         gold = row["plan"] or []
-        ok = native.add(pred, gold)
+        ok = native.add(pred, gold, row.get("previous_answer"))
         v = by_voice.setdefault(str(row.get("voice", "")), [0, 0])
         v[0] += ok
         v[1] += 1
@@ -173,6 +173,9 @@ def print_plan_form(native, mapped: Scores, by_voice: dict[str, list[int]]) -> N
           f"empty where a task is needed: {native.empty_needed}/{native.needed}   "
           f"tasks planned for chat: {native.extra_on_chat}/{native.chat}   "
           f"spoken output ending in a linked text-to-speech: {native.spoken_ok}/{native.spoken}")
+    if native.follow_ups or native.new_turns:
+        print(f"follow-ups working on the previous answer: {native.follow_ups_ok}/{native.follow_ups}   "
+              f"new requests planned on it all the same: {native.new_turns_on_it}/{native.new_turns}")
     print("native F1 (our task names):   " + "  ".join(f"{m} {native.f1(m):.2f}" for m in METRICS))
     print("TaskBench-mapped F1:          " + "  ".join(f"{m} {mapped.f1(m):.2f}" for m in METRICS))
     if len(by_voice) > 1:

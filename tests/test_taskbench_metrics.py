@@ -286,3 +286,17 @@ def test_benchmark_script_gives_a_follow_up_the_previous_answer(tmp_path):
         assert mod.main(["--data", str(data), "--out", str(tmp_path / "p.jsonl")]) == 0
     pred = json.loads((tmp_path / "p.jsonl").read_text())["plan"]
     assert pred == row["plan"]
+
+
+def test_plan_scores_count_follow_ups_on_the_previous_answer():
+    from jarvis_desktop.planning.plan_metrics import PlanScores
+
+    answer = "It opens at nine."
+    speak = [{"task": "text-to-speech", "id": 0, "dep": [-1], "args": {"text": answer}}]
+    own = [{"task": "text-to-speech", "id": 0, "dep": [-1], "args": {"text": "good night"}}]
+    s = PlanScores()
+    s.add(speak, speak, answer)  # a follow-up, planned on the answer
+    s.add(own, speak, answer)  # a follow-up, planned on its own words
+    s.add(speak, own, answer)  # a new request, planned on the answer all the same
+    s.add(own, own)  # no conversation: not counted
+    assert (s.follow_ups_ok, s.follow_ups, s.new_turns_on_it, s.new_turns) == (1, 2, 1, 1)

@@ -96,6 +96,11 @@ def spoken_ok(pred: Any, gold: Any) -> bool | None:
     return True
 
 
+def _works_on(plan: Any, answer: str) -> bool:
+    """Some step of ``plan`` reads ``answer`` (as its argument, or within it: a writing prompt)."""
+    return any(isinstance(v, str) and answer in v for t in _tasks(plan) for v in (t.get("args") or {}).values())
+
+
 @dataclass
 class PlanScores:
     """Micro-averaged F1s plus the exact-plan, empty and spoken-output counts."""
@@ -109,8 +114,12 @@ class PlanScores:
     chat: int = 0
     spoken: int = 0
     spoken_ok: int = 0
+    follow_ups: int = 0  # second turns whose gold works on the previous answer
+    follow_ups_ok: int = 0  # ... and the prediction does too
+    new_turns: int = 0  # second turns whose gold does not
+    new_turns_on_it: int = 0  # ... and the prediction works on the previous answer all the same
 
-    def add(self, pred: Any, gold: Any) -> bool:
+    def add(self, pred: Any, gold: Any, previous_answer: str | None = None) -> bool:
         p, g = plan_sets(pred), plan_sets(gold)
         for m in METRICS:
             self.counts[m].add(p[m], g[m])
@@ -127,6 +136,13 @@ class PlanScores:
         if s is not None:
             self.spoken += 1
             self.spoken_ok += s
+        if previous_answer:
+            if _works_on(gold, previous_answer):
+                self.follow_ups += 1
+                self.follow_ups_ok += _works_on(pred, previous_answer)
+            else:
+                self.new_turns += 1
+                self.new_turns_on_it += _works_on(pred, previous_answer)
         return ok
 
     def f1(self, metric: str) -> float:
