@@ -81,6 +81,20 @@ def test_a_follow_up_that_points_back_speaks_the_last_answer(assistant):
     assert second.results[0].status == "done" and second.results[0].output.audio is not None
 
 
+def test_a_follow_up_works_on_what_the_last_steps_wrote(assistant, tmp_path):
+    """ "read that out loud" after a transcription: the transcript is spoken, not the answer that
+    names the model and the file."""
+    wav = espeak("Please water the tomatoes on Monday", tmp_path / "note.wav")
+    first = assistant.ask("Transcribe this recording", [wav])
+    assert first.status == "done", first.error
+    transcript = first.results[0].output.text
+    assert "tomato" in transcript.lower() and first.answer.strip() != transcript.strip()
+    second = assistant.ask("read that out loud", session_id=first.session_id)
+    assert [t.task for t in second.plan.tasks] == ["text-to-speech"]
+    assert second.plan.tasks[0].args["text"] == transcript
+    assert second.results[0].status == "done"
+
+
 def _check_failed_but_saved(assistant, result, *phrases):
     assert result.status == "failed" or any(r.status == "failed" for r in result.results.values())
     text = (result.answer + " " + result.error).lower()

@@ -52,6 +52,26 @@ def test_events_are_logged_step_by_step(tmp_path):
     assert store.output_paths(sid) == {str(tmp_path / "a.wav")}
 
 
+def test_the_latest_requests_written_results_last_step_first(tmp_path):
+    """What a follow-up ("translate that") works on: the steps' texts of the latest request only."""
+    store = SessionStore(tmp_path / "s.db")
+    sid = store.new_session("first")
+    log = SessionLogger(store, sid)
+    plan = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "a.jpg"}},
+            {"task": "translation", "id": 1, "dep": [0], "args": {"text": "<GENERATED>-0"}}]
+    for e in [ev.RequestStarted("r1", "caption it in French", []), ev.PlanReady("r1", plan, "offline", 0.01),
+              ev.TaskFinished("r1", 0, "image-to-text", "m/cap", "local-cpu", 0.5, text="a red boat"),
+              ev.TaskFinished("r1", 1, "translation", "m/tr", "local-cpu", 0.5, text="un bateau rouge"),
+              ev.AnswerDone("r1", "m/cap saw a red boat; m/tr: un bateau rouge.", 0.0, composer="composer")]:
+        log(e)
+    assert store.last_text_results(sid) == [("translation", "un bateau rouge"), ("image-to-text", "a red boat")]
+    time.sleep(0.01)
+    for e in [ev.RequestStarted("r2", "thanks!", []), ev.PlanReady("r2", [], "offline", 0.01),
+              ev.AnswerDone("r2", "You're welcome.", 0.0, composer="chat")]:
+        log(e)
+    assert store.last_text_results(sid) == []  # the latest request was chat: its answer is the words
+
+
 def test_search_export_delete(tmp_path):
     store = SessionStore(tmp_path / "s.db")
     a = store.new_session("cats")

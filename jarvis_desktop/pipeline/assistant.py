@@ -198,13 +198,16 @@ class Assistant:
             c.stop()
 
     # -- stage 1 -----------------------------------------------------------------------------
-    def make_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> tuple[PlanCheck, str]:
-        """A validated plan (maybe empty) and a note on how it was made."""
-        check, note, down = self._plan(clean_text(text), attachments, history)
+    def make_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None,
+                  written: str | None = None) -> tuple[PlanCheck, str]:
+        """A validated plan (maybe empty) and a note on how it was made. ``written``: the text the
+        last request's steps wrote, which a follow-up ("translate that") works on."""
+        check, note, down = self._plan(clean_text(text), attachments, history, written)
         self._local.controller_down = down
         return check, note
 
-    def _plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> tuple[PlanCheck, str, str]:
+    def _plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None,
+              written: str | None = None) -> tuple[PlanCheck, str, str]:
         """``make_plan`` plus why the controller is down for this request ("" when it answered):
         then neither the selector nor the answer step asks it again."""
         mode = self.settings.planner
@@ -212,18 +215,18 @@ class Assistant:
         if mode == "llm" and capable is None:
             why = self.controller_error or "the controller is a tiny embedded model"
             note = f"LLM planner asked for but unavailable ({why}); used the offline planner"
-            return self._offline_plan(text, attachments, history), note, ""
+            return self._offline_plan(text, attachments, history, written), note, ""
         if capable is None:
-            return self._offline_plan(text, attachments, history), "offline planner", ""
+            return self._offline_plan(text, attachments, history, written), "offline planner", ""
         draft = None
         if mode == "hybrid":
-            draft_check = self._offline_plan(text, attachments, history)
+            draft_check = self._offline_plan(text, attachments, history, written)
             draft = draft_check.plan if draft_check.ok and draft_check.plan else None
         try:
             check = LLMPlanner(capable, self.settings).plan(text, attachments, history, draft=draft)
         except ControllerError as e:
             log.warning("controller unavailable for planning: %s", e)
-            return self._offline_plan(text, attachments, history), f"offline planner (the language model failed: {e})", str(e)
+            return self._offline_plan(text, attachments, history, written), f"offline planner (the language model failed: {e})", str(e)
         if check.ok and not check.plan and draft:
             # The LLM dropped every step of a good draft: keep the draft rather than only chatting.
             return (PlanCheck(Plan(draft.tasks, "offline"), [], check.repairs),
@@ -231,7 +234,7 @@ class Assistant:
         if check.ok:
             return check, f"{capable.name}", ""
         errors = "; ".join(_short(e) for e in check.errors)
-        offline = self._offline_plan(text, attachments, history) if attachments else None
+        offline = self._offline_plan(text, attachments, history, written) if attachments else None
         if offline is not None and offline.ok and offline.plan and offline.plan.tasks:
             # The user's files still get their work done; the note says whose plan it is.
             # A controller that planned junk twice is not asked to describe the results either.
@@ -243,13 +246,16 @@ class Assistant:
             "the controller's plan was invalid twice; answered as plain chat: " + errors
         ), ""
 
-    def _offline_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None) -> PlanCheck:
+    def _offline_plan(self, text: str, attachments: list[Attachment], history: list[Turn] | None = None,
+                      written: str | None = None) -> PlanCheck:
         try:
             planner = self.offline_planner()
         except ImportError as e:
             return PlanCheck(Plan([], "offline"), [f"the offline planner is not installed ({e})"])
-        # "read that out loud", "translate it into French": the words pointed at are the last answer
-        previous = next((t.text for t in reversed(history or []) if t.role == "assistant" and t.text.strip()), None)
+        # "read that out loud", "translate it into French": the words pointed at are what the last
+        # request's steps wrote, else the last answer
+        previous = written or next(
+            (t.text for t in reversed(history or []) if t.role == "assistant" and t.text.strip()), None)
         check = planner.plan(text, attachments, previous)
         if check.missing:  # the steps on the other files would work on the wrong thing: none run
             message = missing_files_message(check.missing)
@@ -310,6 +316,9 @@ class Assistant:
         if interrupted:
             store.add_message(sid, "system", "The user interrupted the previous answer before it was spoken in full.")
         history = [Turn(r, t) for r, t in store.history(sid, 20)]
+        # what the last request's steps wrote ("translate that" after a caption: the caption, not
+        # the answer that named the model); read before this request is logged
+        written = next((x for task, x in store.last_text_results(sid) if task in TASK_TYPES and TASK_TYPES[task].output == "text"), None)
         bus.emit(ev.RequestStarted(rid, text, files))
 
         def fail(message: str) -> AskResult:
@@ -345,7 +354,7 @@ class Assistant:
         bus.emit(ev.StageStarted(rid, "plan"))
         t0 = time.perf_counter()
         self._local.controller_down = ""
-        check, note = self.make_plan(text, attachments, history)
+        check, note = self.make_plan(text, attachments, history, written)
         controller_down = getattr(self._local, "controller_down", "")
         plan = check.plan if check.plan is not None else Plan([], "fallback")
         result.plan, result.plan_errors = plan, check.errors

@@ -255,6 +255,20 @@ class SessionStore:
             ).fetchall()
         return [(r, t) for r, t in reversed(rows)]
 
+    def last_text_results(self, session_id: str) -> list[tuple[str, str]]:
+        """The (task type, text) results of the session's latest request, last step first: what
+        its steps wrote, without the answer's words about which model did what. Empty when that
+        request ran no step with text (a chat reply)."""
+        with self._lock:
+            row = self.db.execute(
+                "select id from requests where session_id = ? order by started desc limit 1", [session_id]).fetchone()
+            if row is None:
+                return []
+            rows = self.db.execute(
+                "select task, text from tasks where request_id = ? and status = 'done' and text is not null and text != '' "
+                "order by task_id desc", [row[0]]).fetchall()
+        return [(t, x) for t, x in rows]
+
     def output_paths(self, session_id: str | None = None) -> set[str]:
         """Files the assistant produced (for serving them safely)."""
         with self._lock:
