@@ -115,7 +115,7 @@ CRASH_SCRIPT = textwrap.dedent(
             threading.Event().wait()
 
     class PlannedAssistant(Assistant):
-        def make_plan(self, text, attachments, history=None):
+        def make_plan(self, text, attachments, history=None, written=None):
             return PlanCheck(Plan([Task(0, "summarization", [], {"text": text}),
                                    Task(1, "translation", [0], {"text": "<GENERATED>-0"})], "test")), "test plan"
 
