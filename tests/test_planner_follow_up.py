@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jarvis_desktop.planning.offline import OfflinePlanner
-from jarvis_desktop.planning.step_words import refers_back
+from jarvis_desktop.planning.follow_ups import refers_back
 from planner_helpers import tasks_of
 
 ANSWER = "The receipt's total is 42.80 euros, paid by card on the 3rd of March."

@@ -19,6 +19,7 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import Span, read_request
+from .follow_ups import only_a_language, refers_back
 from .given_text import outside_quotes
 from .missing import NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
@@ -29,7 +30,7 @@ from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
                          step_part, table_file, table_files, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
-                         only_a_language, prompt_text, question_asked, question_without, refers_back, tidy_question)
+                         prompt_text, question_asked, question_without, tidy_question)
 
 log = logging.getLogger(__name__)
 

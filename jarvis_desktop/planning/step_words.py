@@ -58,55 +58,6 @@ _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
 _POINTERS = {"this", "it", "that", "these", "them", "the text", "this text", "the following", "the result", "the answer"}
 
 
-#: Words that point back at something said before rather than naming it: "it", "them", a bare
-#: "this"/"that" (not "this article"), "your answer", "what you said". The parser tells a pronoun
-#: from a determiner; this pattern is the fallback without it.
-_BACK_RE = re.compile(
-    r"\b(?:it|them)\b|\b(?:this|that)\b(?=\s*(?:$|[.,!?;:]|(?:out|aloud|again|into|in|to|for|please|back|up|as|more|so|and|then|too|now|over)\b))"
-    r"|\bmake (?:this|that) \w+er\b", re.I)
-#: Names for the assistant's own last words ("your last answer", "what you just said", "in there")
-_ANSWER_NAMED_RE = re.compile(
-    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b|\bin there\b", re.I)
-_POINTING = {"this", "that", "these", "those"}
-#: Verbs whose object is also the subject of what follows ("make it more polite", "let that sink in")
-_CAUSATIVES = {"make", "let", "have", "get"}
-
-
-def refers_back(text: str) -> bool:
-    """A step's words point back at something said before instead of holding what to work on
-    ("read that out loud", "translate it into French", "is that positive", "make it more polite",
-    "say your last answer again"): in a conversation, the assistant's last answer. Not "it" as a
-    clause's own subject ("say it is raining": the words to speak), nor "that" as a determiner or
-    a conjunction ("translate that sentence", "say that it's late")."""
-    if _ANSWER_NAMED_RE.search(text):
-        return True
-    from .segment import load_nlp
-
-    nlp = load_nlp()[0]
-    if nlp is None:
-        return _BACK_RE.search(text) is not None
-    for t in nlp(text):
-        if t.lower_ in _POINTING and not (t.dep_ in ("det", "mark") and t.head.i > t.i):
-            return True  # a determiner or a conjunction has its noun or its clause after it
-        if t.lower_ in ("it", "them") and (t.dep_ in ("dobj", "pobj", "dative", "oprd")
-                                          or t.dep_ == "nsubj" and t.head.head.lemma_ in _CAUSATIVES):
-            return True
-    return False
-
-
-#: The words around a language that ask for nothing else ("now in Spanish please", "translate to German")
-_AROUND_A_LANGUAGE_RE = re.compile(
-    r"\b(?:now|and|also|then|ok|okay|but|same|just|please|too|instead|as well|thanks|in|into|to|translated?|translation|say it|it)\b", re.I)
-
-
-def only_a_language(text: str, language_re: re.Pattern) -> bool:
-    """The words name a language and nothing to put into it ("now in Spanish please", "in
-    German"): in a conversation, the last answer is what is to be translated."""
-    if not language_re.search(text):
-        return False
-    return not re.search(r"[a-z]", _AROUND_A_LANGUAGE_RE.sub(" ", language_re.sub(" ", prompt_text(text))), re.I)
-
-
 def inline_subject(task: str, text: str) -> str:
     """The words a content task works on when they are written inline: after a colon, or inside
     the command ("say hello world out loud" -> "hello world"). Falls back to the whole step."""
