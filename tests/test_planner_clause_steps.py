@@ -477,6 +477,17 @@ def test_speech_that_says_what_to_speak_is_not_taken_for_a_result():
     assert tasks_of(check) == ["translation", "text-to-speech"]
 
 
+@pytest.mark.parametrize("request_text", ["play the song i like best", "play a relaxing song", "play the morning news podcast"])
+def test_media_to_play_is_no_speech(request_text):
+    """Playing a song or a podcast is no expert's work and no words to speak (before, speech read
+    "Play a relaxing song" aloud): the chat answers."""
+    assert tasks_of(OfflinePlanner().plan(request_text, [])) == []
+
+
+def test_what_is_played_after_words_are_made_is_speech():
+    assert tasks_of(OfflinePlanner().plan("write a short rhyme and play it for me", [])) == ["text-generation", "text-to-speech"]
+
+
 @pytest.mark.parametrize("request_text", ["compose a short lullaby and sing it to me", "sing me a song about the sea"])
 def test_singing_is_asked_as_speech(request_text):
     """A voice assistant cannot sing, but "sing it to me" asks to hear the words: the song is written

@@ -35,7 +35,7 @@ from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
-from .speech_steps import spoken_readings, without_speech_asked_about, without_unasked_speech
+from .speech_steps import spoken_readings, without_playback, without_speech_asked_about, without_unasked_speech
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
@@ -190,6 +190,7 @@ class LearnedDetector(Detector):
         found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
+        found = without_playback(found, views, seg)
         if any(label == "text-to-speech" for _, _, label in found):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from .speech_asked import HEARING, QUESTION_WORDS, SOUND_WORDS, asks_for_speech, names_sound
 
+#: Things one plays rather than has read out ("play my favourite song", "play the news podcast")
+PLAYED = {"song", "music", "podcast", "playlist", "album", "episode", "radio", "station", "track", "tune", "video",
+          "movie", "film", "audiobook", "recording", "clip", "jazz"}
+
 Step = tuple[int, int, str]
 TTS = "text-to-speech"
 
@@ -41,3 +45,18 @@ def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()
     asks for text, however close its clause vector came to a spoken one. ``meant``: the words its
     mistyped words were read as ("alowd": "aloud")."""
     return found if names_sound(seg.tokens) or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
+
+
+def without_playback(found: list[Step], views: list, seg) -> list[Step]:
+    """Drop a text-to-speech step whose clause asks to play a recording or media ("play the news
+    podcast", "play my favourite song"): a thing to hear as it is, which no expert plays, not words
+    to speak. Speech asked in the clause all the same ("... and read the title aloud") stays."""
+    out = []
+    for i, j, label in found:
+        toks = seg.tokens_in(views[i].span)
+        played = any(t.lemma == "play" and any(u.dep == "dobj" and u.lemma in PLAYED for u in toks[k + 1:k + 5])
+                     for k, t in enumerate(toks))
+        if label == TTS and played and not asks_for_speech(toks):
+            continue
+        out.append((i, j, label))
+    return out
