@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import re
 
+from .result_refs import named_results
 from .step_words import prompt_text
+
+#: The words that point at a thing without naming it ("draw it", "paint that for me")
+BARE_POINTERS = frozenset({"it", "them", "this", "that", "these", "those"})
 
 
 #: Words that point back at something said before rather than naming it: "it", "them", a bare
@@ -18,7 +22,7 @@ _BACK_RE = re.compile(
 #: Names for the assistant's own last words ("your last answer", "what you just said", "in there")
 _ANSWER_NAMED_RE = re.compile(
     r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b|\bin there\b", re.I)
-_POINTING = {"this", "that", "these", "those"}
+_POINTING = BARE_POINTERS - {"it", "them"}
 #: Verbs whose object is also the subject of what follows ("make it more polite", "let that sink in")
 _CAUSATIVES = {"make", "let", "have", "get"}
 
@@ -56,3 +60,11 @@ def only_a_language(text: str, language_re: re.Pattern) -> bool:
     if not language_re.search(text):
         return False
     return not re.search(r"[a-z]", _AROUND_A_LANGUAGE_RE.sub(" ", language_re.sub(" ", prompt_text(text))), re.I)
+
+
+def points_back(text: str, language_re: re.Pattern | None = None) -> bool:
+    """A step's words work on what was said before: they point back at it, name a result that
+    nothing in the request makes ("give me the short version"), or, for a translation
+    (``language_re`` given), name only the language ("now in Spanish")."""
+    return refers_back(text) or bool(named_results(text)) or (
+        language_re is not None and only_a_language(text, language_re))

@@ -19,13 +19,13 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import Span, read_request
-from .follow_ups import only_a_language, refers_back
+from .follow_ups import BARE_POINTERS, points_back
 from .given_text import outside_quotes
 from .missing import NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
-                          means_original, means_same, named_results, says_source, target_languages)
+                          means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
                          step_part, table_file, table_files, values_read)
@@ -57,8 +57,6 @@ _MAPS_OF_PICTURES = {"depth-estimation", "image-segmentation", "object-detection
 _READS_PICTURE = {"image-to-text", "image-classification", "visual-question-answering"}
 #: Words of a terse step that point at the map made before it ("depth + caption the map"; not
 #: "seg + depth map", the step's own)
-#: A picture's whole prompt when it only points at something ("draw it", "paint that for me")
-_BARE_POINTERS = {"it", "that", "this", "them", "these", "those"}
 _MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
 
 
@@ -495,8 +493,8 @@ class OfflinePlanner:
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             words = outside_quotes(clause.text, r)
-            if st.previous_answer and d.task != "question-answering" and (
-                    refers_back(words) or named_results(words) or d.task == "translation" and only_a_language(words, self.kb.language_name_re)):
+            if st.previous_answer and d.task != "question-answering" and points_back(
+                    words, self.kb.language_name_re if d.task == "translation" else None):
                 return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
@@ -524,13 +522,13 @@ class OfflinePlanner:
         if r.subject or d.task == "conversational":
             return r.subject or prompt_text(r.text)
         words = outside_quotes(clause.text, r)
-        back = st.previous_answer if st.previous_answer and (refers_back(words) or named_results(words)) else None
+        back = st.previous_answer if st.previous_answer and points_back(words) else None
         if d.task == "text-generation":
             prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
             return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
         if d.task in ("text-to-image", "text-to-video"):
             prompt = picture_prompt(clause.text)
-            return back if back and prompt.lower() in _BARE_POINTERS else prompt  # "draw it": what was just described
+            return back if back and prompt.lower() in BARE_POINTERS else prompt  # "draw it": what was just described
         return prompt_text(clause.text)
 
     def _question(self, d: Detection, st: PlanState, clause: Span, sentence: Span) -> str:
