@@ -89,3 +89,26 @@ def test_a_result_named_with_nothing_making_it_is_the_last_answer(planner):
     """ "give me the short version" after an answer: the short version of that answer."""
     check = planner.plan("give me the short version", [], ANSWER)
     assert tasks_of(check) == ["summarization"] and check.plan.tasks[0].args["text"] == ANSWER
+
+
+@pytest.mark.parametrize("request_text", [
+    "please say the answer aloud",            # was taken for "turn your voice on" before the planner saw it
+    "could you read your reply out loud again",
+    "put your last answer into Dutch",
+])
+def test_the_answer_named_before_there_is_one_is_left_to_the_chat(planner, request_text):
+    """With no answer yet, "read your reply out loud" has nothing to read: before, it spoke its own
+    words ("your reply again"). The chat answers it; the note says why."""
+    check = planner.plan(request_text, [])
+    assert check.ok and tasks_of(check) == []
+    assert any("earlier answer" in n for n in check.plan.notes)
+    check = planner.plan(request_text, [], ANSWER)
+    assert check.plan.tasks and check.plan.tasks[0].args["text"] == ANSWER
+
+
+def test_the_answer_named_beside_words_of_its_own_works_on_those_words(planner):
+    """"..., tell me the answer out loud, <a sentence>": the answer of this request, on its words."""
+    check = planner.plan("is this message friendly or rude, tell me the answer out loud, "
+                         "you never call and you never write", [])
+    assert tasks_of(check) == ["text-classification", "text-to-speech"]
+    assert "never call" in check.plan.tasks[0].args["text"]

@@ -47,6 +47,8 @@ def test_voice_commands_say_what_they_change(text, changes):
     "you're too slow",                   # about the wait, not the pace of speech
     "what can you do?",
     "turn the volume down and make a picture of a cat",
+    "say the answer aloud",              # one answer to hear again: a follow-up, not the setting
+    "read your last reply out loud",
 ])
 def test_other_requests_are_not_voice_commands(text):
     assert read_voice_command(text, Settings()) is None
@@ -69,6 +71,8 @@ def test_limits_are_said_not_passed():
     assert off.changes == {} and "off" in off.answer and "60%" in off.answer
     back = read_voice_command("turn your voice back on", Settings(tts=False))
     assert back.changes == {"tts": True}
+    every = read_voice_command("please read your answers aloud", Settings(tts=False))  # every answer: the setting
+    assert every.changes == {"tts": True}
 
 
 @pytest.mark.parametrize("voice", ["", "espeak-ng"])

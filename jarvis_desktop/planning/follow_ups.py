@@ -21,10 +21,31 @@ _BACK_RE = re.compile(
     r"|\bmake (?:this|that) \w+er\b", re.I)
 #: Names for the assistant's own last words ("your last answer", "what you just said", "in there")
 _ANSWER_NAMED_RE = re.compile(
-    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b|\bin there\b", re.I)
+    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
 _POINTING = BARE_POINTERS - {"it", "them"}
+_ANY_POINTER_RE = re.compile(r"\b(?:%s)\b" % "|".join(sorted(BARE_POINTERS)), re.I)
 #: Verbs whose object is also the subject of what follows ("make it more polite", "let that sink in")
 _CAUSATIVES = {"make", "let", "have", "get"}
+
+
+#: Words that say how or for whom, not what ("read me your answer out loud again please")
+_HOW = {"me", "us", "please", "out", "loud", "aloud", "again", "now", "back", "to", "into", "in", "for", "once", "more", "one", "time", "just"}
+
+
+def names_the_answer(text: str) -> bool:
+    """The words name the assistant's own answer ("your last answer", "what you just said")."""
+    return _ANSWER_NAMED_RE.search(text) is not None
+
+
+def only_the_answer(text: str) -> bool:
+    """The words name the assistant's answer and hold nothing else to work on: a verb and how
+    ("read your answer out loud", "say your last answer again", "translate what you said to
+    German"); not a sentence given beside it ("is this review good or bad, say the answer out loud,
+    the food was cold")."""
+    if not names_the_answer(text):
+        return False
+    rest = re.findall(r"[a-z']+", prompt_text(_ANSWER_NAMED_RE.sub(" ", text)).lower())
+    return len([w for w in rest if w not in _HOW]) <= 2  # a verb, and a language or a manner
 
 
 def refers_back(text: str) -> bool:
@@ -33,8 +54,10 @@ def refers_back(text: str) -> bool:
     "say your last answer again"): in a conversation, the assistant's last answer. Not "it" as a
     clause's own subject ("say it is raining": the words to speak), nor "that" as a determiner or
     a conjunction ("translate that sentence", "say that it's late")."""
-    if _ANSWER_NAMED_RE.search(text):
+    if names_the_answer(text) or re.search(r"\bin there\b", text, re.I):
         return True
+    if not _ANY_POINTER_RE.search(text):
+        return False  # no pointing word: nothing to parse for
     from .segment import load_nlp
 
     nlp = load_nlp()[0]

@@ -32,6 +32,9 @@ def skipped_note(task: str, kind: str) -> str:
 
 #: The note of a request no expert step was found in
 NO_TASK_NOTE = "no task an expert can do was found in the request; it will be answered as chat"
+#: The note of a request whose steps would work on the assistant's earlier answer when there is none
+NO_EARLIER_ANSWER_NOTE = ("the request asks for something done to an earlier answer ('read your answer out loud'), and this "
+                          "conversation has none yet; it will be answered as chat")
 #: Words that point at a thing the user has in mind ("caption this one", "transcribe it")
 _POINTER_RE = re.compile(r"\b(?:this|that|these|those|it|them|here|attached)\b", re.I)
 

@@ -19,9 +19,9 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .extract import Span, read_request
-from .follow_ups import BARE_POINTERS, points_back
+from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
-from .missing import NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
+from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
@@ -134,7 +134,8 @@ class OfflinePlanner:
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes and not state.missing:
-            return _empty(nothing_planned_note(outside_quotes(reading.text, reading)), state.notes)
+            why = NO_EARLIER_ANSWER_NOTE if state.no_answer_named else nothing_planned_note(outside_quotes(reading.text, reading))
+            return _empty(why, state.notes)
         check = self._validate(state) if state.nodes else _empty("nothing can be planned without the missing files", state.notes)
         if state.missing:
             # the plan is the draft without the steps on those files: run, it would work on the
@@ -496,6 +497,10 @@ class OfflinePlanner:
             if st.previous_answer and d.task != "question-answering" and points_back(
                     words, self.kb.language_name_re if d.task == "translation" else None):
                 return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
+            if not st.previous_answer and only_the_answer(words):
+                if not dry:  # "read your answer out loud" before any answer: not its own words to read
+                    st.no_answer_named = True
+                return None
             if d.task in ("summarization", "token-classification", "text-classification", "text2text-generation", "translation", "question-answering"):
                 return r.subject or inline_subject(d.task, r.text)
             if d.task == "conversational":

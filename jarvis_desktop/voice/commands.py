@@ -56,7 +56,7 @@ _COMMANDS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx)) for name,
              rf"|(?:stop|don't|dont|do not) (?:read|speak|talk|say)(?:ing)?(?: things| anything)? (?:out loud|aloud)"
              rf"|(?:type|write) (?:your |the )?answers?(?: only| instead)?|no (?:more )?voice"),
     ("unmute", rf"(?:turn|switch) on your voice|(?:turn|switch) your voice on|unmute(?: yourself| your voice)?"
-               rf"|(?:read|speak|say) (?:your |the |my )?answers? (?:out loud|aloud)|(?:talk|speak) (?:out loud|aloud)(?: to me)?"
+               rf"|(?:read|speak|say) (?:your |the |my )?answers (?:out loud|aloud)|(?:talk|speak) (?:out loud|aloud)(?: to me)?"
                rf"|(?:start|resume) (?:speaking|talking|reading)(?: your answers)?{_ALOUD}"),
     ("hush", r"(?:stop|quit) (?:talking|speaking|reading)|be quiet|shut up|quiet|hush|sh+|(?:that's|thats|that is) enough|stop(?: it)?"),
     ("ask", r"(?:is|was) your voice (?:turned )?(?:on|off)|are you muted|is (?:the )?(?:voice|speech|sound) (?:turned )?(?:on|off)"
