@@ -7,13 +7,21 @@ question or talk ("tell me a joke") is left to the chat.
 
 from __future__ import annotations
 
+import numpy as np
+
+from .step_labels import media_input, media_output
+
 #: Words that open a command without changing it
 _OPENERS = {"please", "pls", "ok", "okay", "so", "now", "just"}
 #: Commands that ask for talk, not a step ("tell me a joke", "explain it to me", "let's chat")
 _TALKING = {"tell", "talk", "chat", "explain", "remind", "let", "help", "thank", "keep", "hang", "wait", "hold"}
-#: Things to make, named at the head of a request without a verb ("picture of the water cycle")
-_PRODUCTS = {"video", "clip", "animation", "poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story",
-             "essay", "email", "letter", "speech", "audio"}
+#: Pieces of writing a request can ask for, made new ("tell me a joke out loud", "haiku on fog")
+WRITINGS = {"poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story", "tale", "joke", "riddle",
+            "fact", "quote", "toast", "compliment", "essay", "letter"}
+#: Things to make, named at the head of a request without a verb ("picture of the water cycle"),
+#: by the kind of thing each is
+_PRODUCTS = {"video": "video", "clip": "video", "animation": "video", "audio": "audio", "speech": None, "email": "text",
+             **{w: "text" for w in WRITINGS}}
 
 
 def gives_a_command(tokens: list) -> bool:
@@ -25,20 +33,44 @@ def gives_a_command(tokens: list) -> bool:
 
 
 def names_a_thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> bool:
+    """See :func:`thing_to_make`: whether the request is such a command."""
+    return thing_to_make(tokens, media_words) is not None
+
+
+def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:
     """The request opens with the name of a thing to make, then what it shows ("picture of the water
     cycle", "video of waves at sunset", "short poem about cats", "sonnet abt autumn leaves"): a
     command without its verb. Terse words parse badly ("sonnet abt autumn leaves" reads as autumn
     that leaves), so the words are taken in order; a statement about a thing ("the video of the
-    party won't play") has an auxiliary and is not a command."""
+    party won't play") has an auxiliary and is not a command. Returns the kind of thing named
+    (text, image, video, audio), "" when a thing to make is named whose kind is unsure ("speech"),
+    None when the request is no such command."""
     if any(t.pos == "AUX" for t in tokens):
-        return False
+        return None
     words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "DET") and t.lower not in _OPENERS]
     while words and words[0].pos == "ADJ" and words[0].lower not in _ABOUT:
         words = words[1:]  # "short", "funny"
-    if len(words) < 3 or words[0].pos not in ("NOUN", "PROPN"):
-        return False
-    known = _PRODUCTS | media_words.get("image", set()) | media_words.get("text", set())
-    return (words[0].lemma in known or words[0].lower in known) and words[1].lower in _ABOUT
+    if len(words) < 3 or words[1].lower not in _ABOUT:
+        return None
+    # the word as written names a thing whatever the parser made of it ("riddle about a teapot"
+    # reads as a verb, "drawing of a snail" as one's participle); its lemma only as a noun
+    for word in (words[0].lower,) + ((words[0].lemma,) if words[0].pos in ("NOUN", "PROPN") else ()):
+        if word in _PRODUCTS:
+            return _PRODUCTS[word] or ""
+        for kind in ("image", "text"):
+            if word in media_words.get(kind, set()):
+                return kind
+    return None
+
+
+def maker_of(kind: str | None, j: int, needs: np.ndarray, labels: list[str]) -> int:
+    """The likeliest step that makes the ``kind`` of thing a request names ("haiku on morning fog":
+    a writing, whichever way the model leans between steps it barely knows); ``j`` when it makes
+    that kind already or no kind is named."""
+    if not kind or media_output(labels[j]) == kind:
+        return j
+    same = [k for k, label in enumerate(labels) if media_output(label) == kind and not media_input(label)]
+    return max(same, key=lambda k: needs[k]) if same else j
 
 
 #: The word after a thing to make that says what it is of ("poem about cats", "haiku on fog")

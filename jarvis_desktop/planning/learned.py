@@ -25,7 +25,7 @@ from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
-from .imperatives import gives_a_command, media_made, names_a_thing_to_make
+from .imperatives import gives_a_command, maker_of, media_made, names_a_thing_to_make, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
                            writings_to_speak)
@@ -142,8 +142,10 @@ class LearnedDetector(Detector):
             # is missing), a file or quoted words given to be worked on, or a command whose words the
             # model knows too little of to be sure ("draw a busy market")
             j = int(needs.argmax())
+            made = thing_to_make(seg.tokens, self.kb.media_words)
+            j = maker_of(made, j, needs, m.labels)
             for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])
-                          or gives_a_command(seg.tokens) or names_a_thing_to_make(seg.tokens, self.kb.media_words))
+                          or gives_a_command(seg.tokens) or made is not None)
             # ... or one the model is half sure of ("is this text spam <the text>", "pic: neon alley,
             # rain"); not in a remark about a thing ("my picture of the sunset is blurry"), nor speech,
             # which a voice assistant hears talked about ("can you hear me")

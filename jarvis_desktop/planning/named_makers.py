@@ -11,6 +11,7 @@ import numpy as np
 from ..media import Attachment
 from .detect import given_kinds
 from .extract import RequestReading
+from .imperatives import WRITINGS
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .speech_asked import names_something, speaks_only_a_result
@@ -93,9 +94,6 @@ def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
     return speech
 
 
-#: Pieces of writing a request can ask to hear, made new ("tell me a joke out loud")
-WRITINGS = {"poem", "haiku", "sonnet", "limerick", "rhyme", "lullaby", "song", "story", "tale", "joke", "riddle",
-            "fact", "quote", "toast", "compliment", "essay", "letter"}
 _NEW = {"a", "an", "another", "some"}
 #: Verbs that hand the user something new to hear ("give me a pep talk out loud"): what they give
 #: is made, whatever it is called
