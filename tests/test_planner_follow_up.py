@@ -112,3 +112,29 @@ def test_the_answer_named_beside_words_of_its_own_works_on_those_words(planner):
                          "you never call and you never write", [])
     assert tasks_of(check) == ["text-classification", "text-to-speech"]
     assert "never call" in check.plan.tasks[0].args["text"]
+
+
+@pytest.mark.parametrize("request_text, task", [
+    ("find the people you mentioned", "token-classification"),   # below the model's bar: its likeliest step on words
+    ("pick out the dates you mentioned", "token-classification"),
+    ("draw what you just explained", "text-to-image"),            # read as a picture's caption: no picture is there
+    ("how upbeat is the mood of that", "text-classification"),    # the mood of a sound, read from the words
+])
+def test_a_follow_up_the_model_is_unsure_of_works_on_the_answer(planner, request_text, task):
+    """Short follow-ups the model barely knows ran no step or read their own words; the last
+    answer is the material, as an attached text would be."""
+    check = planner.plan(request_text, [], ANSWER)
+    assert tasks_of(check) == [task] and check.plan.tasks[0].args["text"] == ANSWER
+
+
+def test_a_follow_up_guess_needs_a_language_to_translate(planner):
+    """The model's faint 'translation' for "how does that come across" is no translation of the answer."""
+    assert "translation" not in tasks_of(planner.plan("how does that come across, friendly or cold", [], ANSWER))
+
+
+def test_a_file_given_in_a_conversation_is_what_the_step_works_on(planner, tmp_path):
+    from planner_helpers import attach
+
+    photo = attach(tmp_path, "harbour.jpg")
+    check = planner.plan("what's in that?", photo, ANSWER)
+    assert check.plan.tasks and all(ANSWER not in str(t.args) for t in check.plan.tasks)

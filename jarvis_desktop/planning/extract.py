@@ -61,6 +61,7 @@ class RequestReading:
     english: bool = True
     notes: list[str] = field(default_factory=list)
     held: bool = False  # the request puts everything aside for later (set by the step finder)
+    previous_answer: str | None = None  # the assistant's last answer in the conversation, which the request may point back at
 
     def clause_at(self, pos: int) -> int:
         for i, c in enumerate(self.clauses):

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
+from .extract import RequestReading
 from .result_refs import named_results
+from .step_labels import media_input
 from .step_words import prompt_text
 
 #: The words that point at a thing without naming it ("draw it", "paint that for me")
@@ -19,9 +23,10 @@ BARE_POINTERS = frozenset({"it", "them", "this", "that", "these", "those"})
 _BACK_RE = re.compile(
     r"\b(?:it|them)\b|\b(?:this|that)\b(?=\s*(?:$|[.,!?;:]|(?:out|aloud|again|into|in|to|for|please|back|up|as|more|so|and|then|too|now|over)\b))"
     r"|\bmake (?:this|that) \w+er\b", re.I)
-#: Names for the assistant's own last words ("your last answer", "what you just said", "in there")
+#: Names for the assistant's own last words ("your last answer", "what you just said", "the places you mentioned")
 _ANSWER_NAMED_RE = re.compile(
-    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b|\bwhat you (?:just )?(?:said|told me|wrote)\b", re.I)
+    r"\b(?:your|the|that) (?:last |previous )?(?:answer|reply|response)\b"
+    r"|\bwhat you (?:just )?(?:said|told me|wrote|described|mentioned|explained)\b|\byou (?:just )?mentioned\b", re.I)
 _POINTING = BARE_POINTERS - {"it", "them"}
 _ANY_POINTER_RE = re.compile(r"\b(?:%s)\b" % "|".join(sorted(BARE_POINTERS)), re.I)
 #: Verbs whose object is also the subject of what follows ("make it more polite", "let that sink in")
@@ -91,3 +96,39 @@ def points_back(text: str, language_re: re.Pattern | None = None) -> bool:
     (``language_re`` given), name only the language ("now in Spanish")."""
     return refers_back(text) or bool(named_results(text)) or (
         language_re is not None and only_a_language(text, language_re))
+
+
+def on_the_answer(reading: RequestReading, given: list[str], language_re: re.Pattern | None = None) -> bool:
+    """The request is a follow-up on the assistant's last answer: there is one, no file came or is
+    named, and the words point back ("what's the mood of that", "any names in what you said?")."""
+    return bool(reading.previous_answer) and not given and points_back(reading.text, language_re)
+
+
+def _text_steps(labels: list[str]) -> list[int]:
+    """The steps that work on words (the last answer is words); the chat is not one of them."""
+    return [k for k, label in enumerate(labels) if not media_input(label) and label != "conversational"]
+
+
+def likeliest_on_text(needs: np.ndarray, labels: list[str], text: str, language_re: re.Pattern) -> int:
+    """The likeliest step on words, by how much the request needs each; a translation only where a
+    language is named (the model barely reads one in "how does that come across, friendly or cold")."""
+    steps = [k for k in _text_steps(labels) if labels[k] != "translation" or language_re.search(text)]
+    return max(steps, key=lambda k: needs[k])
+
+
+def steps_on_the_answer(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], bar: float) -> list[tuple[int, int, str]]:
+    """``found`` (clause, label index, label) for a follow-up on the last answer: a step on a photo or
+    a recording, with none there, was read from the words ("the mood of that" is said of sound,
+    "what you just described" of pictures); it becomes its clause's likeliest step on words where
+    the model gives that one ``bar`` or more, and is dropped otherwise (the chat answers)."""
+    text = _text_steps(labels)
+    out: list[tuple[int, int, str]] = []
+    for i, j, label in found:
+        if media_input(label):
+            k = max(text, key=lambda k: P[i, k])
+            if P[i, k] < bar:
+                continue
+            j, label = k, labels[k]
+        if (i, j, label) not in out:
+            out.append((i, j, label))
+    return out

@@ -24,6 +24,7 @@ from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
+from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, maker_of, media_made, names_a_thing_to_make, thing_to_make
 from .missing import skipped_note
@@ -107,6 +108,7 @@ class LearnedDetector(Detector):
         P = self._read_without_quotes(P, views, reading)
         m = self.model
         given = given_kinds(reading, attachments)  # the kinds of the files given or named
+        answer_back = on_the_answer(reading, given, self.kb.language_name_re)  # a follow-up on the last answer
         if reading.subject and len(views) > 2 and len(reading.subject) > 400:
             # a pasted document: its sentences are the material, not steps; the instruction is
             # the first or the last clause, as people write it
@@ -144,8 +146,10 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             made = thing_to_make(seg.tokens, self.kb.media_words)
             j = maker_of(made, j, needs, m.labels)
+            if answer_back:
+                j = likeliest_on_text(needs, m.labels, reading.text, self.kb.language_name_re)  # "any names in what you said?": a step on the answer
             for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])
-                          or gives_a_command(seg.tokens) or made is not None)
+                          or gives_a_command(seg.tokens) or made is not None or answer_back)
             # ... or one the model is half sure of ("is this text spam <the text>", "pic: neon alley,
             # rain"); not in a remark about a thing ("my picture of the sunset is blurry"), nor speech,
             # which a voice assistant hears talked about ("can you hear me")
@@ -163,6 +167,8 @@ class LearnedDetector(Detector):
                 # given; not one asked of the assistant ("how's your day going?")
                 a = max(asked, key=lambda k: needs[k])
                 found.append((int(P[:, a].argmax()), a, m.labels[a]))
+        if answer_back:
+            found = steps_on_the_answer(found, P, m.labels, m.threshold * FALLBACK_SHARE)
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)

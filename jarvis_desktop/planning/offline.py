@@ -113,6 +113,7 @@ class OfflinePlanner:
         if not isinstance(request, str) or not request.strip():
             return _empty("the request is empty: nothing to plan")
         reading = read_request(request)
+        reading.previous_answer = (previous_answer or "").strip() or None
         if not reading.english:
             return _empty("the offline planner understands requests in English only; nothing was planned")
         dets = self.detector.detect(reading, attachments)
@@ -129,8 +130,7 @@ class OfflinePlanner:
         pointed = file_references(reading, attachments)
         # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
         reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
-        state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed},
-                          previous_answer=(previous_answer or "").strip() or None)
+        state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
         if not state.nodes and not state.missing:
@@ -533,7 +533,8 @@ class OfflinePlanner:
             return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
         if d.task in ("text-to-image", "text-to-video"):
             prompt = picture_prompt(clause.text)
-            return back if back and prompt.lower() in BARE_POINTERS else prompt  # "draw it": what was just described
+            # "draw it", "paint what you just described": what was just described
+            return back if back and (prompt.lower() in BARE_POINTERS or only_the_answer(prompt)) else prompt
         return prompt_text(clause.text)
 
     def _question(self, d: Detection, st: PlanState, clause: Span, sentence: Span) -> str:

@@ -40,8 +40,12 @@ class PlanState:
     pointed: set[tuple[int, int]] = field(default_factory=set)  # where files are pointed at, not named
     missing: list[str] = field(default_factory=list)  # kinds of file a step needed and none was given
     asked_at: list[int] = field(default_factory=list)  # where each step is asked, in order
-    previous_answer: str | None = None  # the assistant's last answer in the conversation, if any
     no_answer_named: bool = False  # a step's words named an earlier answer the conversation does not have
+
+    @property
+    def previous_answer(self) -> str | None:
+        """The assistant's last answer in the conversation, if any."""
+        return self.reading.previous_answer
 
     def producer(self, kind: str, before: int | None = None, exclude: set[int] | None = None) -> PlanNode | None:
         for n in reversed(self.nodes):
