@@ -142,9 +142,11 @@ class ScriptedFakeController:
     def __init__(self, replies):
         self.replies = list(replies)
         self.calls = 0
+        self.asked: list[list[dict]] = []  # the messages of each call
 
     def chat(self, messages, *, json_schema=None, stream=False, max_tokens=None, temperature=0.0):
         self.calls += 1
+        self.asked.append(list(messages))
         reply = self.replies.pop(0) if self.replies else "I cannot help with that."
         return iter(re.findall(r"\S+\s*", reply)) if stream else reply
 
@@ -161,6 +163,19 @@ def test_plan_reading_a_file_the_user_never_gave_is_refused(jarvis_env, tmp_path
     db = sqlite3.connect(a.settings.db_path)
     note = db.execute("select plan_note from requests where id = ?", [result.request_id]).fetchone()[0]
     assert "not a file you attached" in note
+
+
+def test_the_chat_is_told_what_it_can_and_cannot_do(jarvis_env):
+    """"set a timer" has no expert step: the chat partner answers, told which models this computer
+    has and that it acts on nothing, so it says no rather than "Timer set"."""
+    controller = ScriptedFakeController(["[]", "I can't set timers; the clock on your phone can."])
+    a = Assistant(load_settings(), controller=controller)
+    result = a.ask("set a timer for ten minutes please")
+    assert result.plan.tasks == [] and result.answer == "I can't set timers; the clock on your phone can."
+    system = controller.asked[-1][0]
+    assert system["role"] == "system" and "timers" in system["content"] and "{abilities}" not in system["content"]
+    local = a.local_task_types()
+    assert local and all(t.replace("-", " ") in system["content"] for t in local)
 
 
 def test_cli_ask_json_offline(jarvis_env, tmp_path):

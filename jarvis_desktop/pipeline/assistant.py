@@ -457,7 +457,7 @@ class Assistant:
                 else:
                     past = [{"role": t.role if t.role in ("user", "assistant", "system") else "user", "content": t.text}
                             for t in history[-10:] if t.text]
-                    chat_answer(capable, past, text, gate)
+                    chat_answer(capable, past, text, gate, self.local_task_types())
                 unusable = gate.finish()
                 if not unusable:
                     return gate.text, "controller"

@@ -135,8 +135,17 @@ def controller_answer(
     return _stream(controller, messages, on_token)
 
 
-def chat_answer(controller: Controller, history: list[dict[str, str]], request: str, on_token: Callable[[str], None]) -> str:
-    messages = [{"role": "system", "content": _prompt_file("chat_system.md")}] + history + [{"role": "user", "content": request}]
+def chat_system_prompt(local_tasks: list[str]) -> str:
+    """The chat partner's instructions: what it can do here (the expert models on this computer)
+    and what it cannot (act on the device or the world), so that "set a timer" gets an honest no
+    rather than "Timer set"."""
+    abilities = ", ".join(t.replace("-", " ") for t in local_tasks) or "none are installed yet"
+    return _prompt_file("chat_system.md").replace("{abilities}", abilities)
+
+
+def chat_answer(controller: Controller, history: list[dict[str, str]], request: str, on_token: Callable[[str], None],
+                local_tasks: list[str] | None = None) -> str:
+    messages = [{"role": "system", "content": chat_system_prompt(local_tasks or [])}] + history + [{"role": "user", "content": request}]
     return _stream(controller, messages, on_token)
 
 
