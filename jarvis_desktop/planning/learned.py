@@ -29,7 +29,7 @@ from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, 
 from .imperatives import gives_a_command, maker_of, media_made, names_a_thing_to_make, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_to_speak, captions_to_speak, makers_of_missing_media, makers_of_named_results,
-                           writings_to_speak)
+                           questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
 from .result_refs import named_results, version_in_language_asked
@@ -201,6 +201,7 @@ class LearnedDetector(Detector):
         found = without_playback(found, views, seg)
         if any(label == "text-to-speech" for _, _, label in found):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
+            found = questions_not_captions(found, P, m.labels, views, given)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))

@@ -6,6 +6,8 @@ needs it being the evidence it is wanted."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..media import Attachment
@@ -83,6 +85,41 @@ def captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepM
     pictures = "image" in given or any(k < i and media_output(label) == "image" for k, _, label in found)
     j = m.labels.index(i2t)
     return [(i, j, i2t)] if pictures and P[i, j] >= floor else []
+
+
+#: Steps that answer a question on a picture (its answer, not its description)
+_PICTURE_ANSWERS = ("visual-question-answering", "document-question-answering", "image-classification")
+#: Questions that ask what a picture shows or says: its caption answers them
+_DESCRIBING_RE = re.compile(
+    r"\bwhat(?:'s|s| is| are)?\s+(?:in|on|going on|happening|shown|there|this|that|it)\b(?!\s+\w+\s+(?:is|are)\b)"
+    r"|\bwhat\b[^?.,!]{0,40}?\b(?:says?|reads?|shows?|look like|written|printed|typed|depicted)\b|\bwhat you see\b"
+    r"|\bread (?:(?:me|us|out|aloud)\s+)*what\b|\bdescri|\bcaption", re.I)
+_QUOTED_RE = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+#: Words that open a question somewhere in a clause ("tell me out loud what flower this is")
+_ASKING_RE = re.compile(r"\b(?:what|which|who|whose|where|when|how many|how much)\b", re.I)
+
+
+def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], views: list,
+                           given: list[str]) -> list[tuple[int, int, str]]:
+    """A question on a picture given whose answer is to be spoken ("what's the weather like in this
+    picture, tell me out loud", "whose name is on the scan? read it to me"): the model, hearing
+    speech about a picture, leans to its caption; the step that answers the question (the one the
+    model likes most of a picture's answers) is asked it instead. Not a question on what the
+    picture shows or says ("what's going on in this photo? say it"), which its caption answers."""
+    labels_found = {label for _, _, label in found}
+    if ("image" not in given or "text-to-speech" not in labels_found or "image-to-text" not in labels_found
+            or labels_found & {*_PICTURE_ANSWERS, "object-detection"} or given.count("image") > 1):
+        return found
+    own = [_QUOTED_RE.sub(" ", v.span.text) for v in views]  # a question quoted is words to work on, not asked
+    asked = [k for k, text in enumerate(own) if _ASKING_RE.search(text) and not _DESCRIBING_RE.search(text)]
+    answers = [labels.index(x) for x in _PICTURE_ANSWERS if x in labels]
+    if not asked or not answers:
+        return found
+    k = asked[0]
+    j = max(answers, key=lambda c: P[k, c])
+    # a caption asked in words of its own stays ("..., and also write a caption for the yearbook")
+    return [(k, j, labels[j]) if label == "image-to-text" and not _DESCRIBING_RE.search(own[i]) else (i, jj, label)
+            for i, jj, label in found]
 
 
 def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:

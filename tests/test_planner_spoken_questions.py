@@ -1,0 +1,61 @@
+"""A question asked of a picture, with its answer to be spoken, is put to the step that answers it,
+not to the caption the model leans to when it hears speech about a picture. Sentences written for
+these tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from jarvis_desktop.planning.learned import LABELS
+from jarvis_desktop.planning.named_makers import questions_not_captions
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return OfflinePlanner()
+
+
+def test_a_spoken_question_on_a_photo_is_answered_not_captioned(planner, tmp_path):
+    """Before: the photo's caption was read aloud for "what season is it"."""
+    check = planner.plan("what season is it in this picture, say it aloud", attach(tmp_path, "park.jpg"))
+    assert tasks_of(check) == ["visual-question-answering", "text-to-speech"]
+    assert check.plan.tasks[0].args["text"] == "What season is it"
+    assert check.plan.tasks[1].dep == [0]
+
+
+@pytest.mark.parametrize("request_text", [
+    "what's in this photo? say it aloud",              # what the picture shows: its caption
+    "read me what's printed on this label",            # what it says: its words
+    "tell me out loud what the note on the fridge says",
+])
+def test_asking_what_a_picture_shows_or_says_is_still_its_caption(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "photo.jpg"))
+    assert tasks_of(check) == ["image-to-text", "text-to-speech"]
+
+
+def _views(*texts):
+    return [SimpleNamespace(span=SimpleNamespace(text=t)) for t in texts]
+
+
+def test_the_answering_step_the_model_likes_best_replaces_the_caption():
+    """With the model leaning to the caption (0.6) over a question's steps, the likeliest of a
+    picture's answers is asked; a caption asked for in words of its own stays."""
+    P = np.zeros((2, len(LABELS)))
+    P[0, LABELS.index("image-to-text")] = 0.6
+    P[0, LABELS.index("document-question-answering")] = 0.2
+    P[0, LABELS.index("visual-question-answering")] = 0.1
+    P[1, LABELS.index("text-to-speech")] = 0.9
+    found = [(0, LABELS.index("image-to-text"), "image-to-text"), (1, LABELS.index("text-to-speech"), "text-to-speech")]
+    views = _views("whose stamp is on this letter? ", "read it to me")
+    assert [f[2] for f in questions_not_captions(found, P, LABELS, views, ["image"])] == [
+        "document-question-answering", "text-to-speech"]
+    # no speech asked: the model's reading stands
+    assert questions_not_captions(found[:1], P, LABELS, views, ["image"]) == found[:1]
+    # the caption asked for in its own words
+    captioned = _views("whose stamp is on this letter, describe the letter ", "read it to me")
+    assert questions_not_captions(found, P, LABELS, captioned, ["image"]) == found
