@@ -59,3 +59,19 @@ def test_the_answering_step_the_model_likes_best_replaces_the_caption():
     # the caption asked for in its own words
     captioned = _views("whose stamp is on this letter, describe the letter ", "read it to me")
     assert questions_not_captions(found, P, LABELS, captioned, ["image"]) == found
+
+
+def test_a_judgment_asked_in_the_speech_is_made_and_spoken(planner, tmp_path):
+    """"..., and tell me out loud if it sounds angry": before, the letter's words were read aloud."""
+    check = planner.plan("read the text off letter.jpg and tell me out loud if it sounds angry", attach(tmp_path, "letter.jpg"))
+    assert tasks_of(check) == ["image-to-text", "text-classification", "text-to-speech"]
+    assert [t.dep for t in check.plan.tasks][1:] == [[0], [1]]
+
+
+@pytest.mark.parametrize("request_text", [
+    "transcribe talk.wav and tell me out loud if you can",     # a courtesy, not a question
+    "transcribe talk.wav and read the transcript aloud",
+])
+def test_speech_of_the_words_read_asks_no_judgment(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "talk.wav"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "text-to-speech"]

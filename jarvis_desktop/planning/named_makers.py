@@ -122,6 +122,39 @@ def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, lab
             for i, jj, label in found]
 
 
+#: Words that put a yes-or-no question inside a clause ("tell me out loud if they're upset")
+_JUDGING_MARKS = {"if", "whether"}
+
+
+def _politeness(after: list) -> bool:
+    """ "if you can", "if possible", "if you don't mind": a courtesy, not a question."""
+    return bool(after) and (after[0].lower in YOU_WORDS | {"possible", "needed", "necessary"})
+
+
+def judgments_asked_in_speech(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
+                              floor: float) -> list[tuple[int, int, str]]:
+    """Speech that asks a yes-or-no judgment of words an earlier step wrote ("work out what they
+    said and then tell me out loud if they're upset about it"): the judgment is made on those
+    words and spoken, not the words themselves. The step is the one the model likes most there
+    among those that judge words, when at least a little sure of one (``floor``)."""
+    judges = [j for j, label in enumerate(m.labels) if label not in ("text-to-speech", "conversational")
+              and media_output(label) == "text" and media_input(label) is None]
+    out = []
+    for i in sorted({i for i, _, label in found if label == "text-to-speech"}):
+        if any(k == i and label != "text-to-speech" for k, _, label in found + out):
+            continue  # the clause has a step of its own
+        if not any(k < i and media_output(label) == "text" for k, _, label in found):
+            continue  # no words written before to judge
+        toks = seg.tokens_in(views[i].span)
+        if not any(t.lower in _JUDGING_MARKS and t.dep == "mark" and not _politeness(toks[n + 1:n + 3])
+                   for n, t in enumerate(toks)):
+            continue
+        j = max(judges, key=lambda j: P[i, j])
+        if P[i, j] >= floor:
+            out.append((i, j, m.labels[j]))
+    return out
+
+
 def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
     """The clause of the first speech step when no step in it or before it reads or makes words
     for it to speak, else None."""
