@@ -75,3 +75,15 @@ def test_a_judgment_asked_in_the_speech_is_made_and_spoken(planner, tmp_path):
 def test_speech_of_the_words_read_asks_no_judgment(planner, tmp_path, request_text):
     check = planner.plan(request_text, attach(tmp_path, "talk.wav"))
     assert tasks_of(check) == ["automatic-speech-recognition", "text-to-speech"]
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("what's written on this poster", True), ("what does the label on the jar say", True),
+    ("tell me what the sign says", True), ("what's going on in this photo", True), ("describe it", True),
+    ("what's the answer written for question two", False), ("what oven temperature does the card say", False),
+    ("what season is it in this picture", False), ("whose name is on the form", False),
+])
+def test_what_asks_for_the_whole_picture(text, whole):
+    from jarvis_desktop.planning.named_makers import asks_what_it_shows
+
+    assert asks_what_it_shows(text) is whole

@@ -92,8 +92,20 @@ _PICTURE_ANSWERS = ("visual-question-answering", "document-question-answering", 
 #: Questions that ask what a picture shows or says: its caption answers them
 _DESCRIBING_RE = re.compile(
     r"\bwhat(?:'s|s| is| are)?\s+(?:in|on|going on|happening|shown|there|this|that|it)\b(?!\s+\w+\s+(?:is|are)\b)"
-    r"|\bwhat\b[^?.,!]{0,40}?\b(?:says?|reads?|shows?|look like|written|printed|typed|depicted)\b|\bwhat you see\b"
+    r"|\bwhat(?:'s|s| is| are)\s+(?:written|printed|typed|depicted)\b"  # "what's written on this poster"
+    # "what does the label say", "what the sign says"; not "what oven temp does the card say"
+    r"|\bwhat\s+(?:(?:does|do)\s+)?(?:the|this|that|it|its|my|your|his|her|their)\b[^?.,!]{0,40}?\b(?:says?|reads?|shows?|looks? like)\b"
+    r"|\bwhat you see\b"
     r"|\bread (?:(?:me|us|out|aloud)\s+)*what\b|\bdescri|\bcaption", re.I)
+
+
+def asks_what_it_shows(text: str) -> bool:
+    """The words ask what a picture shows or says as a whole ("what's written on this poster",
+    "what does the label say"), which its caption or its text answers; not a thing in it ("what's
+    the answer written for question two", "what oven temperature does the card say")."""
+    return _DESCRIBING_RE.search(text) is not None
+
+
 _QUOTED_RE = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 #: Words that open a question somewhere in a clause ("tell me out loud what flower this is")
 _ASKING_RE = re.compile(r"\b(?:what|which|who|whose|where|when|how many|how much)\b", re.I)
@@ -111,14 +123,14 @@ def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, lab
             or labels_found & {*_PICTURE_ANSWERS, "object-detection"} or given.count("image") > 1):
         return found
     own = [_QUOTED_RE.sub(" ", v.span.text) for v in views]  # a question quoted is words to work on, not asked
-    asked = [k for k, text in enumerate(own) if _ASKING_RE.search(text) and not _DESCRIBING_RE.search(text)]
+    asked = [k for k, text in enumerate(own) if _ASKING_RE.search(text) and not asks_what_it_shows(text)]
     answers = [labels.index(x) for x in _PICTURE_ANSWERS if x in labels]
     if not asked or not answers:
         return found
     k = asked[0]
     j = max(answers, key=lambda c: P[k, c])
     # a caption asked in words of its own stays ("..., and also write a caption for the yearbook")
-    return [(k, j, labels[j]) if label == "image-to-text" and not _DESCRIBING_RE.search(own[i]) else (i, jj, label)
+    return [(k, j, labels[j]) if label == "image-to-text" and not asks_what_it_shows(own[i]) else (i, jj, label)
             for i, jj, label in found]
 
 
