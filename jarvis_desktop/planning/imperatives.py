@@ -32,11 +32,6 @@ def gives_a_command(tokens: list) -> bool:
             and words[0].lemma not in _TALKING)
 
 
-def names_a_thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> bool:
-    """See :func:`thing_to_make`: whether the request is such a command."""
-    return thing_to_make(tokens, media_words) is not None
-
-
 def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:
     """The request opens with the name of a thing to make, then what it shows ("picture of the water
     cycle", "video of waves at sunset", "short poem about cats", "sonnet abt autumn leaves"): a

@@ -26,7 +26,7 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
-from .imperatives import gives_a_command, maker_of, media_made, names_a_thing_to_make, thing_to_make
+from .imperatives import gives_a_command, maker_of, media_made, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -146,8 +146,8 @@ class LearnedDetector(Detector):
             j = int(needs.argmax())
             made = thing_to_make(seg.tokens, self.kb.media_words)
             j = maker_of(made, j, needs, m.labels)
-            if answer_back:
-                j = likeliest_on_text(needs, m.labels, reading.text, self.kb.language_name_re)  # "any names in what you said?": a step on the answer
+            if answer_back:  # "any names in what you said?": a step on the answer
+                j = likeliest_on_text(needs, m.labels, reading.text, self.kb.language_name_re)
             for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])
                           or gives_a_command(seg.tokens) or made is not None or answer_back)
             # ... or one the model is half sure of ("is this text spam <the text>", "pic: neon alley,
@@ -535,7 +535,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         verbs = [t for t in toks if t.pos == "VERB"]
         choice = asks_a_choice(toks)
         if (seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not choice
-                and not names_a_thing_to_make(toks, media_words)):
+                and thing_to_make(toks, media_words) is None):
             continue  # not an action: a file or text the user has, a question without a verb or choice
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING

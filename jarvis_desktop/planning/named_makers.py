@@ -106,6 +106,7 @@ def asks_what_it_shows(text: str) -> bool:
     return _DESCRIBING_RE.search(text) is not None
 
 
+#: Words in double quotes: a question quoted is words to work on, not a question asked
 _QUOTED_RE = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 #: Words that open a question somewhere in a clause ("tell me out loud what flower this is")
 _ASKING_RE = re.compile(r"\b(?:what|which|who|whose|where|when|how many|how much)\b", re.I)
@@ -122,7 +123,7 @@ def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, lab
     if ("image" not in given or "text-to-speech" not in labels_found or "image-to-text" not in labels_found
             or labels_found & {*_PICTURE_ANSWERS, "object-detection"} or given.count("image") > 1):
         return found
-    own = [_QUOTED_RE.sub(" ", v.span.text) for v in views]  # a question quoted is words to work on, not asked
+    own = [_QUOTED_RE.sub(" ", v.span.text) for v in views]
     asked = [k for k, text in enumerate(own) if _ASKING_RE.search(text) and not asks_what_it_shows(text)]
     answers = [labels.index(x) for x in _PICTURE_ANSWERS if x in labels]
     if not asked or not answers:
