@@ -111,6 +111,34 @@ def test_a_voice_command_is_obeyed_saved_and_logged_without_a_plan(assistant):
     assert again.settings_changes == {"speech_rate": 0.64} and load_settings().speech_rate == 0.64
 
 
+@pytest.mark.parametrize("text, repeat", [
+    ("could you repeat that please?", True), ("sorry, what did you say?", True), ("come again?", True),
+    ("I didn't catch that", True), ("pardon?", True),
+    ("repeat after me: good night", False),          # words to say
+    ("repeat this sentence in Spanish", False),       # a translation
+    ("what did you say about the weather?", False),   # a question about it, for the chat
+    ("sorry", False),                                 # an apology
+])
+def test_what_asks_for_the_last_answer_again(text, repeat):
+    from jarvis_desktop.voice.commands import asks_to_repeat
+
+    assert asks_to_repeat(text) is repeat
+
+
+def test_the_last_answer_is_repeated_without_a_plan(assistant):
+    """"sorry, what did you say?" gives the last answer again (spoken when the voice is on); before,
+    it was planned as writing ("repeat that" went to a text generator) or answered as chat."""
+    nothing = assistant.ask("come again?")
+    assert nothing.plan.tasks == [] and "not said anything" in nothing.answer
+    first = assistant.ask("could you talk a little slower", session_id=nothing.session_id)
+    seen: list[ev.Event] = []
+    again = assistant.ask("sorry, what did you say?", session_id=nothing.session_id, on_event=seen.append)
+    assert again.status == "done" and again.plan.tasks == [] and again.answer == first.answer
+    assert "PlanReady" not in [type(e).__name__ for e in seen]
+    db = sqlite3.connect(assistant.settings.db_path)
+    assert db.execute("select answer from requests where id = ?", [again.request_id]).fetchone() == (first.answer,)
+
+
 def test_a_voice_command_with_a_file_is_a_task(assistant, tmp_path):
     """'make it louder' with a recording attached edits the recording; the voice is not touched."""
     from test_end_to_end import espeak

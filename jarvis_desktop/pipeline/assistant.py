@@ -25,7 +25,7 @@ from ..media import Attachment, MediaError, check_attachment
 from ..store.sessions import SessionStore
 from ..task_types import TASK_TYPES
 from ..textclean import clean_text, escape_names, one_line
-from ..voice.commands import VoiceCommand, read_voice_command
+from ..voice.commands import VoiceCommand, asks_to_repeat, read_voice_command
 from . import events as ev
 from .answer_check import AnswerGate
 from .executor import ExecutionOptions, Scheduler, TaskResult
@@ -346,6 +346,9 @@ class Assistant:
             return fail("The request is empty. Type or say what you would like me to do.")
         if not text:
             text = "Tell me what is in the attached file" + ("s." if len(attachments) > 1 else ".")
+        if not attachments and asks_to_repeat(text):  # "sorry, what did you say?": the last answer again
+            last = next((t.text for t in reversed(history) if t.role == "assistant" and t.text), None)
+            return self._say(last or "I have not said anything yet in this conversation.", rid, bus, result, "repeat")
         command = None if attachments else read_voice_command(text, self.settings)
         if command is not None:  # "speak slower": a setting to change, not a plan
             return self._obey(command, rid, bus, result)
@@ -422,10 +425,18 @@ class Assistant:
             except OSError as e:
                 answer += f" (It lasts until you close the app: the settings file could not be written: {e.strerror or e}.)"
             bus.emit(ev.SettingsChanged(rid, dict(command.changes)))
+        result.settings_changes = dict(command.changes)
+        return self._say(answer, rid, bus, result, "voice-command", t0)
+
+    def _say(self, answer: str, rid: str, bus: ev.EventBus, result: AskResult, composer: str,
+             t0: float | None = None) -> AskResult:
+        """Give ``answer`` as the request's answer without a plan (a voice command obeyed, the last
+        answer repeated): shown word by word, spoken when the voice is on, logged."""
+        t0 = time.perf_counter() if t0 is None else t0
         for piece in stream_words(answer):
             bus.emit(ev.AnswerToken(rid, piece))
-        result.answer, result.composer, result.settings_changes = answer, "voice-command", dict(command.changes)
-        bus.emit(ev.AnswerDone(rid, answer, time.perf_counter() - t0, composer="voice-command"))
+        result.answer, result.composer = answer, composer
+        bus.emit(ev.AnswerDone(rid, answer, time.perf_counter() - t0, composer=composer))
         return result
 
     def _runner(self, choices: dict[int, Choice]):

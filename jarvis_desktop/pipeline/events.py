@@ -112,7 +112,7 @@ class AnswerToken(Event):
 class AnswerDone(Event):
     text: str
     seconds: float
-    composer: str = "controller"  # controller | composer (deterministic) | voice-command
+    composer: str = "controller"  # controller | composer (deterministic) | voice-command | repeat (the last answer again)
 
 
 @dataclass

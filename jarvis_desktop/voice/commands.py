@@ -103,6 +103,25 @@ def _split(words: list[str]) -> list[tuple[str, int]]:
     return []
 
 
+#: Asking to hear the last answer again ("repeat that", "what did you say?", "sorry, I didn't catch that")
+_REPEAT_RE = re.compile(
+    r"(?:sorry |pardon |huh )*(?:repeat(?: that| it| yourself| the last (?:part|bit|answer|thing))?(?: again)?(?: one more time)?"
+    r"|what (?:did you (?:just )?say|was that)|come again|pardon(?: me)?|huh"
+    r"|i (?:didn't|didnt|did not|couldn't|couldnt|could not) (?:catch|hear|get) (?:that|it|you|what you said))")
+
+
+def asks_to_repeat(text: str) -> bool:
+    """``text`` only asks to hear the last answer again: the assistant repeats it (shown, and
+    spoken when the voice is on); nothing is planned. "say that again" is left to the planner,
+    which speaks it whatever the voice setting."""
+    if not text or len(text) > 60 or re.search(r"[\"“”]|\.\w{2,4}\b", text):
+        return False
+    t = text.lower().replace("\u2019", "'")
+    t = re.sub(r"[^\w' ]+", " ", t)
+    t = re.sub(r"\b(?:please|pls|could you|can you|would you|jarvis|oh|um+|uh+|hey|ok(?:ay)?)\b", " ", t)
+    return _REPEAT_RE.fullmatch(re.sub(r"\s+", " ", t).strip()) is not None
+
+
 def is_voice_command(text: str) -> bool:
     """``text`` is only about the assistant's voice (the planner plans nothing for it)."""
     return bool(_commands(text))
