@@ -138,3 +138,22 @@ def test_a_file_given_in_a_conversation_is_what_the_step_works_on(planner, tmp_p
     photo = attach(tmp_path, "harbour.jpg")
     check = planner.plan("what's in that?", photo, ANSWER)
     assert check.plan.tasks and all(ANSWER not in str(t.args) for t in check.plan.tasks)
+
+
+@pytest.mark.parametrize("request_text", [
+    "draw a lighthouse in a storm and then turn it into a pencil sketch",   # "it": the picture made here
+    "write a limerick about frogs and read it aloud",
+    "what's the capital of chile? say it out loud",
+    "translate good night into Italian",
+])
+def test_a_new_request_is_planned_the_same_in_a_conversation(planner, request_text):
+    """What a request makes or holds is what its pointers mean; the last answer changes nothing."""
+    alone = planner.plan(request_text, []).plan.to_json()
+    assert alone and planner.plan(request_text, [], ANSWER).plan.to_json() == alone
+
+
+@pytest.mark.parametrize("request_text", ["can you do that for pictures too?", "could you do the same with videos?"])
+def test_asking_whether_it_works_for_other_things_is_a_question_not_a_step(planner, request_text):
+    """In a conversation, "do that" points back, but the request names no task: the chat answers
+    (before, a picture was drawn of "that for pictures too?")."""
+    assert tasks_of(planner.plan(request_text, [], ANSWER)) == []

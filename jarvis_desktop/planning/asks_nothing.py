@@ -74,6 +74,9 @@ _ABILITY_RES = [
                r"(?:also |even |actually |really )?\w+(?: " + _GENERIC + r")?(?: for me)?(?: too| as well| also)?"
                r"\s*\??\s*(?:just asking\b.*)?$", re.I),
     re.compile(r"\bjust asking\b", re.I),
+    # "can you do that for pictures too?": the same again, asked of a kind of thing, names no task
+    re.compile(r"^(?:(?:so|and|hey|ok|okay|also|oh|wait),? )*(?:can|could|will) (?:you|u) (?:also |even )?do "
+               r"(?:that|this|it|the same)(?: (?:thing|trick))?(?: (?:for|with|on|to) " + _GENERIC + r")?(?: too| as well| also)?\s*\??$", re.I),
 ]
 
 

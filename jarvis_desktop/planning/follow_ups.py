@@ -10,7 +10,7 @@ import numpy as np
 
 from .extract import RequestReading
 from .result_refs import named_results
-from .step_labels import media_input
+from .step_labels import media_input, media_output
 from .step_words import prompt_text
 
 #: The words that point at a thing without naming it ("draw it", "paint that for me")
@@ -120,11 +120,13 @@ def steps_on_the_answer(found: list[tuple[int, int, str]], P: np.ndarray, labels
     """``found`` (clause, label index, label) for a follow-up on the last answer: a step on a photo or
     a recording, with none there, was read from the words ("the mood of that" is said of sound,
     "what you just described" of pictures); it becomes its clause's likeliest step on words where
-    the model gives that one ``bar`` or more, and is dropped otherwise (the chat answers)."""
+    the model gives that one ``bar`` or more, and is dropped otherwise (the chat answers). Not a step
+    on what another step of the request makes ("draw a cat, then make it a watercolor")."""
     text = _text_steps(labels)
+    made = {media_output(label) for _, _, label in found}
     out: list[tuple[int, int, str]] = []
     for i, j, label in found:
-        if media_input(label):
+        if media_input(label) and media_input(label) not in made:  # not a picture made here ("draw a cat, then make it a watercolor")
             k = max(text, key=lambda k: P[i, k])
             if P[i, k] < bar:
                 continue
