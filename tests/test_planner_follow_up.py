@@ -157,3 +157,24 @@ def test_asking_whether_it_works_for_other_things_is_a_question_not_a_step(plann
     """In a conversation, "do that" points back, but the request names no task: the chat answers
     (before, a picture was drawn of "that for pictures too?")."""
     assert tasks_of(planner.plan(request_text, [], ANSWER)) == []
+
+
+@pytest.mark.parametrize("request_text, own", [
+    # speech run on without punctuation: the words after the pointer are what it means
+    ("summarize this for me okay so the bakery on main street is closing next month because the rent went up", "bakery"),
+    ("read this out for me the bins go out on tuesday night not wednesday", "bins"),
+])
+def test_words_run_on_after_the_pointer_are_its_words_not_the_last_answer(planner, request_text, own):
+    check = planner.plan(request_text, [], ANSWER)
+    assert check.plan.tasks and own in check.plan.tasks[0].args["text"]
+
+
+@pytest.mark.parametrize("request_text", ["read that out loud, I'm cooking", "shorten it please, it has to fit in a text"])
+def test_a_reason_after_a_comma_still_points_back(planner, request_text):
+    check = planner.plan(request_text, [], ANSWER)
+    assert check.plan.tasks and check.plan.tasks[0].args["text"] == ANSWER
+
+
+def test_quoted_words_are_what_a_later_pointer_means(planner):
+    check = planner.plan("Say out loud: 'the gate code is 4471'. Then translate that into Dutch.", [], ANSWER)
+    assert all(ANSWER not in str(t.args) for t in check.plan.tasks)

@@ -53,12 +53,13 @@ def only_the_answer(text: str) -> bool:
     return len([w for w in rest if w not in _HOW]) <= 2  # a verb, and a language or a manner
 
 
-def refers_back(text: str) -> bool:
+def refers_back(text: str, ahead: str = "") -> bool:
     """A step's words point back at something said before instead of holding what to work on
     ("read that out loud", "translate it into French", "is that positive", "make it more polite",
     "say your last answer again"): in a conversation, the assistant's last answer. Not "it" as a
     clause's own subject ("say it is raining": the words to speak), nor "that" as a determiner or
-    a conjunction ("translate that sentence", "say that it's late")."""
+    a conjunction ("translate that sentence", "say that it's late"), nor a pointer followed by the
+    words it means (``ahead``: the rest of the request, where speech runs on unpunctuated)."""
     if names_the_answer(text) or re.search(r"\bin there\b", text, re.I):
         return True
     if not _ANY_POINTER_RE.search(text):
@@ -68,11 +69,35 @@ def refers_back(text: str) -> bool:
     nlp = load_nlp()[0]
     if nlp is None:
         return _BACK_RE.search(text) is not None
-    for t in nlp(text):
+    doc = nlp(f"{text} {ahead}" if ahead.strip() else text)
+    for t in doc:
+        if t.idx >= len(text):
+            break
+        if t.lower_ in BARE_POINTERS and _points_ahead(doc, t):
+            continue
         if t.lower_ in _POINTING and not (t.dep_ in ("det", "mark") and t.head.i > t.i):
             return True  # a determiner or a conjunction has its noun or its clause after it
         if t.lower_ in ("it", "them") and (t.dep_ in ("dobj", "pobj", "dative", "oprd")
                                           or t.dep_ == "nsubj" and t.head.head.lemma_ in _CAUSATIVES):
+            return True
+    return False
+
+
+#: Relative pronouns: the subject of a clause that says more about a noun, not words of their own
+_RELATIVES = {"who", "which", "that", "whom", "whose"}
+
+
+def _points_ahead(doc, t) -> bool:
+    """The pointer ``t`` is followed by the words it means, as speech runs on without punctuation: a
+    clause with a subject of its own comes after it before any punctuation ("summarize this for me
+    okay so the company reported a drop", "play it back as speech the meeting is moved to
+    thursday"); not a relative or a purpose clause ("for my grandmother who doesn't read well", "so
+    I can text it"), nor a reason given after a comma ("read that out loud, I'm driving")."""
+    for u in doc[t.i + 1:]:
+        if u.is_punct and u.text in ",.;:!?-\u2013\u2014":
+            return False
+        if (u.dep_ in ("nsubj", "nsubjpass") and u.lower_ not in _RELATIVES and u.head.i > t.i
+                and u.head.pos_ in ("VERB", "AUX") and u.head.dep_ not in ("relcl", "advcl")):
             return True
     return False
 
@@ -90,11 +115,11 @@ def only_a_language(text: str, language_re: re.Pattern) -> bool:
     return not re.search(r"[a-z]", _AROUND_A_LANGUAGE_RE.sub(" ", language_re.sub(" ", prompt_text(text))), re.I)
 
 
-def points_back(text: str, language_re: re.Pattern | None = None) -> bool:
+def points_back(text: str, language_re: re.Pattern | None = None, ahead: str = "") -> bool:
     """A step's words work on what was said before: they point back at it, name a result that
     nothing in the request makes ("give me the short version"), or, for a translation
     (``language_re`` given), name only the language ("now in Spanish")."""
-    return refers_back(text) or bool(named_results(text)) or (
+    return refers_back(text, ahead) or bool(named_results(text)) or (
         language_re is not None and only_a_language(text, language_re))
 
 

@@ -494,8 +494,8 @@ class OfflinePlanner:
                 if src:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             words = outside_quotes(clause.text, r)
-            if st.previous_answer and d.task != "question-answering" and points_back(
-                    words, self.kb.language_name_re if d.task == "translation" else None):
+            if st.previous_answer and d.task != "question-answering" and not r.quotes and points_back(
+                    words, self.kb.language_name_re if d.task == "translation" else None, outside_quotes(r.text[clause.end:], r)):
                 return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
             if not st.previous_answer and only_the_answer(words):
                 if not dry:  # "read your answer out loud" before any answer: not its own words to read
@@ -527,7 +527,9 @@ class OfflinePlanner:
         if r.subject or d.task == "conversational":
             return r.subject or prompt_text(r.text)
         words = outside_quotes(clause.text, r)
-        back = st.previous_answer if st.previous_answer and points_back(words) else None
+        # "write a limerick about it" after an answer: about that answer; not "it" made or quoted here
+        back = st.previous_answer if (st.previous_answer and not st.nodes and not r.quotes
+                                      and points_back(words, None, outside_quotes(r.text[clause.end:], r))) else None
         if d.task == "text-generation":
             prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
             return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
