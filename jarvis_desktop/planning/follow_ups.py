@@ -151,7 +151,7 @@ def steps_on_the_answer(found: list[tuple[int, int, str]], P: np.ndarray, labels
     made = {media_output(label) for _, _, label in found}
     out: list[tuple[int, int, str]] = []
     for i, j, label in found:
-        if media_input(label) and media_input(label) not in made:  # not a picture made here ("draw a cat, then make it a watercolor")
+        if media_input(label) and media_input(label) not in made:
             k = max(text, key=lambda k: P[i, k])
             if P[i, k] < bar:
                 continue

@@ -495,7 +495,7 @@ class OfflinePlanner:
                     return "ok" if dry else placeholder(self._bridge(st, reader, kind, src, d.start))
             words = outside_quotes(clause.text, r)
             if st.previous_answer and d.task != "question-answering" and not r.quotes and points_back(
-                    words, self.kb.language_name_re if d.task == "translation" else None, outside_quotes(r.text[clause.end:], r)):
+                    words, self.kb.language_name_re if d.task == "translation" else None, _words_after(clause, r)):
                 return st.previous_answer  # "read that out loud", "now in Spanish" after an answer: that answer
             if not st.previous_answer and only_the_answer(words):
                 if not dry:  # "read your answer out loud" before any answer: not its own words to read
@@ -529,7 +529,7 @@ class OfflinePlanner:
         words = outside_quotes(clause.text, r)
         # "write a limerick about it" after an answer: about that answer; not "it" made or quoted here
         back = st.previous_answer if (st.previous_answer and not st.nodes and not r.quotes
-                                      and points_back(words, None, outside_quotes(r.text[clause.end:], r))) else None
+                                      and points_back(words, None, _words_after(clause, r))) else None
         if d.task == "text-generation":
             prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
             return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
@@ -637,6 +637,12 @@ class OfflinePlanner:
 def _uses(args: dict[str, str]) -> list[int]:
     """The tasks whose output these arguments read (``[-1]``: none), as HuggingGPT writes ``dep``."""
     return sorted({i for v in args.values() for i in placeholder_ids(str(v))}) or [-1]
+
+
+def _words_after(clause: Span, reading) -> str:
+    """The request's words after ``clause``, quotes left out: where unpunctuated speech runs on
+    with the words a pointer in the clause means."""
+    return outside_quotes(reading.text[clause.end:], reading)
 
 
 def _empty(note: str, more: list[str] | None = None) -> PlanCheck:
