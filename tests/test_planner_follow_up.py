@@ -178,3 +178,10 @@ def test_a_reason_after_a_comma_still_points_back(planner, request_text):
 def test_quoted_words_are_what_a_later_pointer_means(planner):
     check = planner.plan("Say out loud: 'the gate code is 4471'. Then translate that into Dutch.", [], ANSWER)
     assert all(ANSWER not in str(t.args) for t in check.plan.tasks)
+
+
+@pytest.mark.parametrize("request_text", ["did you keep that anywhere", "did you save that anywhere"])
+def test_a_question_to_the_assistant_about_itself_is_no_step_on_the_answer(planner, request_text):
+    """ "did you keep that anywhere" asks about the assistant: the chat answers (before, in a
+    conversation, the model's faint likeliest step wrote about the last answer)."""
+    assert tasks_of(planner.plan(request_text, [], ANSWER)) == []

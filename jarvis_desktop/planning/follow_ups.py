@@ -123,10 +123,17 @@ def points_back(text: str, language_re: re.Pattern | None = None, ahead: str = "
         language_re is not None and only_a_language(text, language_re))
 
 
+#: A question to the assistant about itself, not a request ("do you keep my recordings?", "did you
+#: save that?"); "can/could/would you ..." asks for something, so it is not one of these
+_ABOUT_YOURSELF_RE = re.compile(r"^\W*(?:(?:so|and|but|ok|okay|hey|wait),?\s+)*(?:do|did|does|are|were|have|had)\s+(?:you|u)\b", re.I)
+
+
 def on_the_answer(reading: RequestReading, given: list[str], language_re: re.Pattern | None = None) -> bool:
     """The request is a follow-up on the assistant's last answer: there is one, no file came or is
-    named, and the words point back ("what's the mood of that", "any names in what you said?")."""
-    return bool(reading.previous_answer) and not given and points_back(reading.text, language_re)
+    named, the words point back ("what's the mood of that", "any names in what you said?"), and it
+    is not a question to the assistant about itself ("do you keep a copy after you transcribe them?")."""
+    return (bool(reading.previous_answer) and not given and not _ABOUT_YOURSELF_RE.search(reading.text)
+            and points_back(reading.text, language_re))
 
 
 def _text_steps(labels: list[str]) -> list[int]:
