@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from jarvis_desktop.planning.extract import read_request
 from jarvis_desktop.planning.learned import LABELS
 from jarvis_desktop.planning.named_makers import questions_not_captions
 from jarvis_desktop.planning.offline import OfflinePlanner
@@ -38,6 +39,9 @@ def test_asking_what_a_picture_shows_or_says_is_still_its_caption(planner, tmp_p
     assert tasks_of(check) == ["image-to-text", "text-to-speech"]
 
 
+NO_QUOTES = read_request("whose stamp is on this letter")
+
+
 def _views(*texts):
     return [SimpleNamespace(span=SimpleNamespace(text=t)) for t in texts]
 
@@ -52,13 +56,13 @@ def test_the_answering_step_the_model_likes_best_replaces_the_caption():
     P[1, LABELS.index("text-to-speech")] = 0.9
     found = [(0, LABELS.index("image-to-text"), "image-to-text"), (1, LABELS.index("text-to-speech"), "text-to-speech")]
     views = _views("whose stamp is on this letter? ", "read it to me")
-    assert [f[2] for f in questions_not_captions(found, P, LABELS, views, ["image"])] == [
+    assert [f[2] for f in questions_not_captions(found, P, LABELS, views, ["image"], NO_QUOTES)] == [
         "document-question-answering", "text-to-speech"]
     # no speech asked: the model's reading stands
-    assert questions_not_captions(found[:1], P, LABELS, views, ["image"]) == found[:1]
+    assert questions_not_captions(found[:1], P, LABELS, views, ["image"], NO_QUOTES) == found[:1]
     # the caption asked for in its own words
     captioned = _views("whose stamp is on this letter, describe the letter ", "read it to me")
-    assert questions_not_captions(found, P, LABELS, captioned, ["image"]) == found
+    assert questions_not_captions(found, P, LABELS, captioned, ["image"], NO_QUOTES) == found
 
 
 def test_a_judgment_asked_in_the_speech_is_made_and_spoken(planner, tmp_path):

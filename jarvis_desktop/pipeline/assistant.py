@@ -254,8 +254,7 @@ class Assistant:
             return PlanCheck(Plan([], "offline"), [f"the offline planner is not installed ({e})"])
         # "read that out loud", "translate it into French": the words pointed at are what the last
         # request's steps wrote, else the last answer
-        previous = written or next(
-            (t.text for t in reversed(history or []) if t.role == "assistant" and t.text.strip()), None)
+        previous = written or _last_answer(history or [])
         check = planner.plan(text, attachments, previous)
         if check.missing:  # the steps on the other files would work on the wrong thing: none run
             message = missing_files_message(check.missing)
@@ -347,8 +346,8 @@ class Assistant:
         if not text:
             text = "Tell me what is in the attached file" + ("s." if len(attachments) > 1 else ".")
         if not attachments and asks_to_repeat(text):  # "sorry, what did you say?": the last answer again
-            last = next((t.text for t in reversed(history) if t.role == "assistant" and t.text), None)
-            return self._say(last or "I have not said anything yet in this conversation.", rid, bus, result, "repeat")
+            last = _last_answer(history) or "I have not said anything yet in this conversation."
+            return self._say(last, rid, bus, result, "repeat")
         command = None if attachments else read_voice_command(text, self.settings)
         if command is not None:  # "speak slower": a setting to change, not a plan
             return self._obey(command, rid, bus, result)
@@ -491,6 +490,11 @@ class Assistant:
         for piece in stream_words(answer):
             token(piece)
         return answer, "composer"
+
+
+def _last_answer(history: list[Turn]) -> str | None:
+    """The assistant's last answer in the conversation, if it has given one."""
+    return next((t.text for t in reversed(history) if t.role == "assistant" and t.text.strip()), None)
 
 
 def _short(message: str, limit: int = 200) -> str:

@@ -202,7 +202,7 @@ class LearnedDetector(Detector):
         found = without_playback(found, views, seg)
         if any(label == "text-to-speech" for _, _, label in found):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
-            found = questions_not_captions(found, P, m.labels, views, given)
+            found = questions_not_captions(found, P, m.labels, views, given, reading)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))

@@ -13,6 +13,7 @@ import numpy as np
 from ..media import Attachment
 from .detect import given_kinds
 from .extract import RequestReading
+from .given_text import outside_quotes
 from .imperatives import WRITINGS
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
@@ -106,14 +107,12 @@ def asks_what_it_shows(text: str) -> bool:
     return _DESCRIBING_RE.search(text) is not None
 
 
-#: Words in double quotes: a question quoted is words to work on, not a question asked
-_QUOTED_RE = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 #: Words that open a question somewhere in a clause ("tell me out loud what flower this is")
 _ASKING_RE = re.compile(r"\b(?:what|which|who|whose|where|when|how many|how much)\b", re.I)
 
 
 def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, labels: list[str], views: list,
-                           given: list[str]) -> list[tuple[int, int, str]]:
+                           given: list[str], reading: RequestReading) -> list[tuple[int, int, str]]:
     """A question on a picture given whose answer is to be spoken ("what's the weather like in this
     picture, tell me out loud", "whose name is on the scan? read it to me"): the model, hearing
     speech about a picture, leans to its caption; the step that answers the question (the one the
@@ -123,7 +122,7 @@ def questions_not_captions(found: list[tuple[int, int, str]], P: np.ndarray, lab
     if ("image" not in given or "text-to-speech" not in labels_found or "image-to-text" not in labels_found
             or labels_found & {*_PICTURE_ANSWERS, "object-detection"} or given.count("image") > 1):
         return found
-    own = [_QUOTED_RE.sub(" ", v.span.text) for v in views]
+    own = [outside_quotes(v.span.text, reading) for v in views]  # a question quoted is words to work on, not asked
     asked = [k for k, text in enumerate(own) if _ASKING_RE.search(text) and not asks_what_it_shows(text)]
     answers = [labels.index(x) for x in _PICTURE_ANSWERS if x in labels]
     if not asked or not answers:

@@ -55,15 +55,15 @@ def asks_for_speech(toks: list) -> bool:
 
 #: The parts of speech that say what a clause is about; a speech command has none of its own
 _CONTENT = {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}
+#: Words that say only how to hand over an answer, not what it is of ("tell me the result out loud")
+_HOW_TOLD = {"tell", "read", "let", "give", "result", "answer", "outcome", "response", "reply", "loud", "out", "back",
+             "please", "now", "then", "also", "just", "too", "instead", "quick", "quickly"}
 
 
 def names_something(toks: list) -> bool:
     """The clause has a word that says what it is about (a noun, verb, adjective or number), not
     only pointers and particles ("hey, ..." has one; "and then" has none)."""
     return any(t.pos in _CONTENT for t in toks)
-#: Words that say only how to hand over an answer, not what it is of ("tell me the result out loud")
-_HOW_TOLD = {"tell", "read", "let", "give", "result", "answer", "outcome", "response", "reply", "loud", "out", "back",
-             "please", "now", "then", "also", "just", "too", "instead", "quick", "quickly"}
 
 
 def speaks_only_a_result(toks: list) -> bool:

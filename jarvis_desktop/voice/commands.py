@@ -76,11 +76,16 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+def _short_and_plain(text: str) -> bool:
+    """Short enough for a spoken command, quoting nothing to say and naming no file (else a task)."""
+    return bool(text) and len(text) <= 80 and not re.search(r"[\"“”]|(?:^|\s)'\w[^']*'|\.\w{2,4}\b", text)
+
+
 def _commands(text: str) -> list[tuple[str, int]]:
     """The commands ``text`` gives (with the volume asked for, in percent), in order; empty when
     it is anything else."""
-    if not text or len(text) > 80 or re.search(r"[\"“”]|(?:^|\s)'\w[^']*'|\.\w{2,4}\b", text):
-        return []  # long, quoting something to say, or naming a file: a task
+    if not _short_and_plain(text):
+        return []
     return _split(_WHEN_READING.sub("", _normal(text)).split())
 
 
@@ -104,22 +109,21 @@ def _split(words: list[str]) -> list[tuple[str, int]]:
 
 
 #: Asking to hear the last answer again ("repeat that", "what did you say?", "sorry, I didn't catch that")
+#: (after the fillers are gone: "again", "just", "please", "could you")
 _REPEAT_RE = re.compile(
-    r"(?:sorry |pardon |huh )*(?:repeat(?: that| it| yourself| the last (?:part|bit|answer|thing))?(?: again)?(?: one more time)?"
-    r"|what (?:did you (?:just )?say|was that)|come again|pardon(?: me)?|huh"
+    r"(?:sorry |pardon |huh )*(?:repeat(?: that| it| yourself| the last (?:part|answer|thing))?(?: one more time)?"
+    r"|what (?:did you say|was that)|pardon(?: me)?|huh"
     r"|i (?:didn't|didnt|did not|couldn't|couldnt|could not) (?:catch|hear|get) (?:that|it|you|what you said))")
+
+_COME_AGAIN_RE = re.compile(r"\W*(?:sorry\W+)?come again\W*", re.I)
 
 
 def asks_to_repeat(text: str) -> bool:
     """``text`` only asks to hear the last answer again: the assistant repeats it (shown, and
     spoken when the voice is on); nothing is planned. "say that again" is left to the planner,
     which speaks it whatever the voice setting."""
-    if not text or len(text) > 60 or re.search(r"[\"“”]|\.\w{2,4}\b", text):
-        return False
-    t = text.lower().replace("\u2019", "'")
-    t = re.sub(r"[^\w' ]+", " ", t)
-    t = re.sub(r"\b(?:please|pls|could you|can you|would you|jarvis|oh|um+|uh+|hey|ok(?:ay)?)\b", " ", t)
-    return _REPEAT_RE.fullmatch(re.sub(r"\s+", " ", t).strip()) is not None
+    return _short_and_plain(text) and (_REPEAT_RE.fullmatch(_normal(text)) is not None
+                                       or _COME_AGAIN_RE.fullmatch(text) is not None)  # its "again" is a filler
 
 
 def is_voice_command(text: str) -> bool:
