@@ -610,3 +610,33 @@ def test_a_question_between_labels_asks_for_a_judgement():
     assert steps_added("and is it friendly or is it threatening") == [(1, tc, "text-classification")]
     assert steps_added("and whether it sounds urgent or not") == [(1, tc, "text-classification")]
     assert steps_added("and is it long") == []
+
+
+@pytest.mark.parametrize("request_text", [
+    "transcribe > translate spanish > summary > read it out",
+    "transcript > english > summary > read out",
+])
+def test_steps_of_one_terse_clause_run_in_the_order_they_were_named(tmp_path, request_text):
+    # "out" leans to translation a little (as it does to speech): the translation is placed at the
+    # word that tells it from the clause's other steps, so it runs before the summary named after it
+    check = OfflinePlanner().plan(request_text, attach(tmp_path, "standup.m4a"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "translation", "summarization", "text-to-speech"]
+    asr, translation, summary, speech = check.plan.tasks
+    assert translation.args["text"] == placeholder(asr.id)
+    assert summary.args["text"] == placeholder(translation.id)
+    assert speech.args["text"] == placeholder(summary.id)
+
+
+def test_evidence_is_the_word_that_tells_a_step_from_its_rivals():
+    from jarvis_desktop.planning.evidence import evidence_position
+    from jarvis_desktop.planning.segment import Token
+    from jarvis_desktop.planning.stepmodel import StepModel
+
+    words = ["summary", "read", "out"]
+    tokens = [Token(w, 10 * k, w, w, "NOUN", "dep") for k, w in enumerate(words)]
+    vocab = {"w:summary": 0, "w:out": 1}
+    # label 0 (a summary) leans on "summary" and a little on "out"; label 1 (speech) leans on "out"
+    model = StepModel(["a", "b"], vocab, np.array([[0.3, 0.0], [0.5, 0.9]], dtype=np.float32), np.zeros(2, dtype=np.float32))
+    assert evidence_position(model, tokens, 0, [], default=-1) == 20  # alone, its strongest word
+    assert evidence_position(model, tokens, 0, [1], default=-1) == 0  # beside speech, its own word
+    assert evidence_position(model, [], 0, [1], default=-1) == -1

@@ -22,6 +22,7 @@ from ..voice.commands import is_voice_command
 from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability,
                            tells_what_happened)
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
+from .evidence import evidence_position
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
@@ -240,7 +241,7 @@ class LearnedDetector(Detector):
             if label in ("text-to-image", CONTROL) and GUIDED in here:
                 continue
             view = views[i]
-            pos = self._evidence(seg, view, j)
+            pos = self._evidence(seg, view, j, [m.labels.index(x) for x in here if x != label])
             if label in (GUIDED, CONTROL, EDIT):
                 pos = min(pos, view.head)
             dets.append(self._detection(label, pos, view.span.end, reading))
@@ -306,19 +307,9 @@ class LearnedDetector(Detector):
                 out.append((named[int(P[named, j].argmax())], j, m.labels[j]))
         return out
 
-    def _evidence(self, seg, view, j: int) -> int:
-        """Where in the clause the word that most supports label ``j`` stands."""
-        m = self.model
-        best, where = -np.inf, view.span.start
-        toks = seg.tokens_in(view.span)
-        for k, t in enumerate(toks):
-            keys = ["w:" + t.lower, "l:" + t.lemma]
-            if k + 1 < len(toks):
-                keys.append(f"b:{t.lemma}_{toks[k + 1].lemma}")
-            w = sum(float(m.W[m.vocab[f], j]) for f in keys if f in m.vocab)
-            if w > best:
-                best, where = w, t.start
-        return where
+    def _evidence(self, seg, view, j: int, rivals: list[int]) -> int:
+        """Where in the clause the word that speaks for label ``j`` and not its ``rivals`` stands."""
+        return evidence_position(self.model, seg.tokens_in(view.span), j, rivals, view.span.start)
 
     def _detection(self, label: str, start: int, end: int, reading: RequestReading) -> Detection:
         if label == EDIT:
