@@ -29,7 +29,7 @@ from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
 from .imperatives import gives_a_command, maker_of, media_made, thing_to_make
 from .missing import skipped_note
-from .named_makers import (answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
+from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
@@ -197,6 +197,7 @@ class LearnedDetector(Detector):
         found += writings_to_speak(found, m, reading, attachments, seg, views)
         found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
         found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
+        found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)

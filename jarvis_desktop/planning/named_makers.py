@@ -239,3 +239,36 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     j = max((j for j, label in enumerate(m.labels) if label != "text-to-speech" and media_output(label) == "text"
              and media_input(label) in (None, *given)), key=lambda j: P[k, j])
     return [(k, j, m.labels[j])] if P[k, j] >= floor else []
+
+
+#: Steps that answer a question from something given: words, a picture, a document
+ANSWERING = ("question-answering", "visual-question-answering", "document-question-answering")
+#: What "answer ..." acts on when it asks for an answer step, not a reply ("answer this email")
+_ASKED_THINGS = {"question", "questions", "query", "queries"}
+
+
+def answers_commanded(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, seg, views: list,
+                      given: list[str], quoted: bool) -> list[tuple[int, int, str]]:
+    """A clause that commands an answer to a question ("answer the question in my recording from
+    what the page says") gets the answering step the model likes most for it among those that
+    read what is given, when no step of the request answers: led by the recording, the model found
+    only the speech recognition that reads the question, and the plan spoke the question back.
+    Words given or read off a picture are answered from as words (question answering).
+    With no file and no quoted words the chat partner answers ("answer my question: ...")."""
+    if not (given or quoted) or any(label in ANSWERING for _, _, label in found):
+        return []
+    for k, view in enumerate(views):
+        commands = [t for t in seg.tokens_in(view.span) if t.lemma == "answer" and t.pos == "VERB" and t.tag in ("VB", "VBP")]
+        if not commands:
+            continue
+        after = [t.lower for t in seg.tokens_in(view.span) if t.start > commands[0].start][:4]
+        if not _ASKED_THINGS & set(after):
+            continue
+        if "text" in given or quoted or any(media_input(label) == "image" and media_output(label) == "text" for _, _, label in found):
+            options = ["question-answering"]  # words to answer from, given or read off a picture
+        else:
+            options = [label for label in ANSWERING if media_input(label) in given]
+        if options := [m.labels.index(label) for label in options if label in m.labels]:
+            j = max(options, key=lambda j: P[k, j])
+            return [(k, j, m.labels[j])]
+    return []

@@ -239,6 +239,15 @@ class OfflinePlanner:
             or d.task != "question-answering" and text_ref and not any(clause.start <= q.start < clause.end for q in r.quotes)
         ):
             args["text"] = placeholder(prod.id)
+            if args.get("context") == args["text"]:
+                # the question was spoken: the passage is the other words, never the question itself
+                other = st.producer("text", exclude={prod.id})
+                named = [v for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == "text"
+                         and (v := attachment_named(f.text, "text", st.attachments))]
+                passage = next(iter(named), None) or given_words(st) or (placeholder(other.id) if other else None)
+                args.pop("context")
+                if passage is not None:
+                    args["context"] = passage
         if d.task == "sentence-similarity":
             other = self._second_text(d, st, clause, args.get("text", ""))
             if other:
