@@ -110,3 +110,28 @@ def test_a_recording_cleaned_then_transcribed_is_transcribed_clean(planner, tmp_
     clean, words = check.plan.tasks
     assert (clean.task, words.task) == ("audio-to-audio", "automatic-speech-recognition")
     assert words.args["audio"] == placeholder(clean.id)
+
+
+def test_terse_ordinals_without_an_article_point_at_files_when_a_file_noun_follows(tmp_path):
+    files = attach(tmp_path, "dawn.jpg", "dusk.jpg", "song.wav")
+    assert pointed("second pic, count the birds", files) == [("second pic", "dusk.jpg")]
+    assert pointed("my first photo is blurry", files) == [("my first photo", "dawn.jpg")]
+    # adverbs that number the steps, and "other" without an article, point at nothing
+    assert pointed("first, caption them; second, make other pictures like them", files) == []
+
+
+def test_a_topic_named_before_its_command_is_the_file_the_command_reads(tmp_path, planner):
+    files = attach(tmp_path, "street.jpg", "crowd.jpg")
+    check = planner.plan("turn the first photo into a watercolor; second photo, cut out the people", files)
+    assert [t.task for t in check.plan.tasks] == ["image-to-image", "image-segmentation"]
+    assert check.plan.tasks[0].args["image"] == str(files[0].path)
+    assert check.plan.tasks[1].args["image"] == str(files[1].path)
+
+
+def test_a_pronoun_after_a_made_picture_points_at_it_not_at_the_clause_file(tmp_path, planner):
+    files = attach(tmp_path, "room.jpg")
+    check = planner.plan("depth of room.jpg -> underwater palace -> describe it", files)
+    tasks = [t.task for t in check.plan.tasks]
+    assert tasks == ["depth-control", "depth-text-to-image", "image-to-text"]
+    assert check.plan.tasks[0].args["image"] == str(files[0].path)
+    assert check.plan.tasks[2].args["image"] == placeholder(check.plan.tasks[1].id)

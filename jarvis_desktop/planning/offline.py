@@ -28,7 +28,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_t
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
-                         step_part, table_file, table_files, values_read)
+                         step_part, table_file, table_files, topic_files_before, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -58,6 +58,10 @@ _READS_PICTURE = {"image-to-text", "image-classification", "visual-question-answ
 #: Words of a terse step that point at the map made before it ("depth + caption the map"; not
 #: "seg + depth map", the step's own)
 _MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
+
+
+#: Object pronouns that point at what an earlier step made
+_POINTS_BACK_RE = re.compile(r"\b(?:it|them)\b", re.I)
 
 
 class OfflinePlanner:
@@ -387,9 +391,12 @@ class OfflinePlanner:
     def _file_input(self, kind: str, d: Detection, st: PlanState, clause: Span, parallel: bool, later: set[str]) -> str | None:
         r = st.reading
         part = step_part(d.start, clause, st)
-        in_clause = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind]
-        own = [f for f in in_clause if part.start <= f.start < part.end] or in_clause
+        in_clause = [f for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == kind] or topic_files_before(kind, clause, st)
         prod = st.producer(kind)
+        # a file named by an earlier step of the clause is not this step's when its own words point
+        # at what was made ("depth of room.jpg -> underwater palace -> describe it")
+        made_before = prod is not None and part.start > clause.start and _POINTS_BACK_RE.search(part.text)
+        own = [f for f in in_clause if part.start <= f.start < part.end] or ([] if made_before else in_clause)
         if own and prod and prod.task == "audio-to-audio" and prod.args.get("audio") == attachment_named(own[0].text, kind, st.attachments):
             return placeholder(prod.id)  # "denoise then transcribe talk.wav": the cleaned recording
         if own and not (prod and re.search(r"\b(edited|modified|new|generated|resulting|enhanced|processed|altered|updated|segmented)\b", clause.text, re.I)):

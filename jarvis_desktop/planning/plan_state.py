@@ -123,6 +123,18 @@ def nearest_file(kind: str, pos: int, st: PlanState, before_only: bool = False) 
     return None
 
 
+def topic_files_before(kind: str, clause: Span, st: PlanState) -> list[Span]:
+    """Files of ``kind`` named in the clause just before ``clause`` when that clause asks for no step
+    of its own: a topic said first, then the command ("second photo, cut out the people")."""
+    k = st.reading.clause_at(clause.start)
+    if k == 0:
+        return []
+    prev = st.reading.clauses[k - 1]
+    if any(prev.start <= a < prev.end for a in st.asked_at):
+        return []
+    return [f for f in st.reading.files if prev.start <= f.start < prev.end and kind_of(f.text) == kind]
+
+
 def step_part(pos: int, clause: Span, st: PlanState) -> Span:
     """The words of the step asked at ``pos`` in a clause that asks for other steps too: from its
     own words (from the clause's start for the first) to the next step's, so the files it names are

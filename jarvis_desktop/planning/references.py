@@ -28,7 +28,9 @@ _NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
 _ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
 #: Words that may follow a bare ordinal that still points at a file ("... in the second, and ...").
 _AFTER_BARE = {"one", "and", "in", "on", "of", "to", "please", "too", "as", "is", "was", "with", "for", "from", "into", "says", "say"}
-_ORDINAL_RE = re.compile(r"\bthe\s+(" + "|".join(_ORDINALS) + r")\b(?:\s+([a-z]+))?", re.I)
+#: "the second photo", "my first pic"; terse speech drops the article ("second photo, cut out the
+#: people"), then a noun of a file's kind must follow.
+_ORDINAL_RE = re.compile(r"\b(?:(the|my)\s+)?(" + "|".join(_ORDINALS) + r")\b(?:\s+([a-z]+))?", re.I)
 #: Parts of file names that say nothing about which file it is (IMG_2041, scan_final_v2).
 _GENERIC = {"img", "dsc", "pxl", "photo", "image", "pic", "file", "scan", "final", "copy", "new", "old", "audio", "rec",
             "recording", "voice", "note", "memo", "clip", "track", "doc", "document", "text", "version", "edit", "untitled"}
@@ -55,8 +57,10 @@ def file_references(reading: RequestReading, attachments: list[Attachment]) -> l
 def _ordinal_refs(text: str, attachments: list[Attachment]) -> list[Span]:
     out = []
     for m in _ORDINAL_RE.finditer(text):
-        word, after = m.group(1).lower(), (m.group(2) or "").lower()
+        word, after = m.group(2).lower(), (m.group(3) or "").lower()
         kind = _NOUN_KIND.get(after)
+        if m.group(1) is None and (kind is None or word == "other"):
+            continue  # "first, rewrite it", "other pictures": no file pointed at
         if kind is None and after and after not in _AFTER_BARE:
             continue  # "the first step", "the second question": not a file
         # without a noun, an ordinal points at photos and recordings ("what the first one got" is a result)
@@ -65,7 +69,7 @@ def _ordinal_refs(text: str, attachments: list[Attachment]) -> list[Span]:
             continue  # "the other one" is clear only between two
         n = _ORDINALS[word]
         if pool and -len(pool) <= n < len(pool):
-            end = m.end() if kind or after == "one" else m.end(1)
+            end = m.end() if kind or after == "one" else m.end(2)
             out.append(Span(pool[n].path.name, m.start(), end))
     return out
 
