@@ -241,8 +241,6 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     return [(k, j, m.labels[j])] if P[k, j] >= floor else []
 
 
-#: Steps that answer a question from something given: words, a picture, a document
-ANSWERING = ("question-answering", "visual-question-answering", "document-question-answering")
 #: What "answer ..." acts on when it asks for an answer step, not a reply ("answer this email")
 _ASKED_THINGS = {"question", "questions", "query", "queries"}
 
@@ -255,19 +253,20 @@ def answers_commanded(found: list[tuple[int, int, str]], P: np.ndarray, m: StepM
     only the speech recognition that reads the question, and the plan spoke the question back.
     Words given or read off a picture are answered from as words (question answering).
     With no file and no quoted words the chat partner answers ("answer my question: ...")."""
-    if not (given or quoted) or any(label in ANSWERING for _, _, label in found):
+    if not (given or quoted) or any(label in ANSWER_MAKERS for _, _, label in found):
         return []
     for k, view in enumerate(views):
-        commands = [t for t in seg.tokens_in(view.span) if t.lemma == "answer" and t.pos == "VERB" and t.tag in ("VB", "VBP")]
+        tokens = seg.tokens_in(view.span)
+        commands = [t for t in tokens if t.lemma == "answer" and t.pos == "VERB" and t.tag in ("VB", "VBP")]
         if not commands:
             continue
-        after = [t.lower for t in seg.tokens_in(view.span) if t.start > commands[0].start][:4]
+        after = [t.lower for t in tokens if t.start > commands[0].start][:4]
         if not _ASKED_THINGS & set(after):
             continue
         if "text" in given or quoted or any(media_input(label) == "image" and media_output(label) == "text" for _, _, label in found):
             options = ["question-answering"]  # words to answer from, given or read off a picture
         else:
-            options = [label for label in ANSWERING if media_input(label) in given]
+            options = [label for label in ANSWER_MAKERS if media_input(label) in given]
         if options := [m.labels.index(label) for label in options if label in m.labels]:
             j = max(options, key=lambda j: P[k, j])
             return [(k, j, m.labels[j])]

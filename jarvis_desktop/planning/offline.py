@@ -246,8 +246,7 @@ class OfflinePlanner:
             if args.get("context") == args["text"]:
                 # the question was spoken: the passage is the other words, never the question itself
                 other = st.producer("text", exclude={prod.id})
-                named = [v for f in r.files if clause.start <= f.start < clause.end and kind_of(f.text) == "text"
-                         and (v := attachment_named(f.text, "text", st.attachments))]
+                named = files_named_in([clause], "text", st)
                 passage = next(iter(named), None) or given_words(st) or (placeholder(other.id) if other else None)
                 args.pop("context")
                 if passage is not None:
