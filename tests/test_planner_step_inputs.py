@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jarvis_desktop.pipeline.plan import placeholder
+from jarvis_desktop.planning.each import EACH_FILE_RE, EACH_RE, asks_each
 from jarvis_desktop.planning.offline import OfflinePlanner
 from jarvis_desktop.planning.step_words import tidy_question
 from planner_helpers import attach, tasks_of
@@ -593,3 +594,19 @@ def test_which_of_several_files_asks_of_each(planner, tmp_path):
     check = planner.plan("which of these recordings is a dog barking", files)
     assert [(t.task, t.args["audio"]) for t in check.plan.tasks] == [
         ("audio-classification", str(files[0].path)), ("audio-classification", str(files[1].path))]
+
+
+def test_separately_opening_a_command_sets_it_apart_and_makes_it_once(tmp_path):
+    # "separately" before the verb: one picture from the story, apart from the caption (before:
+    # a second picture was drawn from the caption, as if each text were asked for)
+    files = attach(tmp_path, "story.txt", "cat.jpg")
+    check = OfflinePlanner().plan("caption cat.jpg, and separately draw a picture of what story.txt describes", files)
+    assert tasks_of(check) == ["image-to-text", "text-to-image"]
+    assert check.plan.tasks[1].args["text"] == str(files[0].path)
+
+
+def test_separately_after_the_things_still_asks_once_each():
+    assert asks_each(EACH_FILE_RE, "summarise the memo and the minutes file separately")
+    assert asks_each(EACH_RE, "transcribe both recordings separately")
+    assert not asks_each(EACH_FILE_RE, "and separately draw a castle")
+    assert not asks_each(EACH_RE, "separately, translate the caption")

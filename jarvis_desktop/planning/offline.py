@@ -18,6 +18,7 @@ from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
+from .each import EACH_FILE_RE, EACH_RE, asks_each
 from .extract import Span, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
@@ -42,13 +43,6 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 #: Verdicts a new text is not written from ("is this spam? then draft a reply to it": to the message);
 #: a list of names or places still is ("pull out the names, then write an invitation to them")
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
-#: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
-#: "each of these", "separately")
-EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
-#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo",
-#: "which of these has a cat")
-EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+)"
-                     r"|which (?:one )?of (?:these|those|the|my))\b", re.I)  # "which of these recordings ...": each is judged
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
 #: Steps that make a map of the picture they read, and steps that read what a picture shows: in a
@@ -284,7 +278,7 @@ class OfflinePlanner:
         ci = r.clause_at(d.start)
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
         scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
-        each = any(EACH_RE.search(c.text) for c in scope)
+        each = any(asks_each(EACH_RE, c.text) for c in scope)
         own = [step_part(d.start, clause, st)] + scope[1:]
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
@@ -309,7 +303,7 @@ class OfflinePlanner:
             given = given_files("text", st)
             if each and len(given) >= 2 and args.get("text") in given:
                 return "text", given  # "summarise each of these two drafts"
-            if any(EACH_FILE_RE.search(c.text) for c in scope) and (mixed := self._each_file_as_text(st, args.get("text"), d.start)):
+            if any(asks_each(EACH_FILE_RE, c.text) for c in scope) and (mixed := self._each_file_as_text(st, args.get("text"), d.start)):
                 return "text", mixed  # "summarise the recording and the minutes file separately"
             # "is each review happy: 'A' and 'B'": the quoted texts listed with the one it reads, once each
             read = next((q for q in r.quotes if q.text == args.get("text")), None)
@@ -617,7 +611,7 @@ class OfflinePlanner:
             # map and one image per photo
             sentence = r.sentence_of(d.start)
             named, given = files_named_in([sentence], "image", st), given_files("image", st)
-            each = named if len(named) >= 2 else given if not named and EACH_RE.search(sentence.text) else []
+            each = named if len(named) >= 2 else given if not named and asks_each(EACH_RE, sentence.text) else []
             sources = each if len(each) >= 2 and src in each else [src]
             controls = [self._push(st, f"{kind}-control", {"image": f}, d.start) for f in sources]
         elif dry:

@@ -1,0 +1,24 @@
+"""Words that ask for a step once per file or per result ("transcribe both", "caption each photo",
+"summarise the two files separately"), and the "separately" that only sets a step apart ("..., and
+separately draw a castle")."""
+
+from __future__ import annotations
+
+import re
+
+#: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
+#: "each of these", "separately")
+EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
+#: Words that ask for a step once per file or per result ("transcribe both", "caption each photo",
+#: "which of these has a cat")
+EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+)"
+                     r"|which (?:one )?of (?:these|those|the|my))\b", re.I)  # "which of these recordings ...": each is judged
+#: "separately" opening a command ("..., and separately draw ...", "separately, translate it"): a
+#: step apart from the others, not one per file as in "summarise both files separately"
+_APART_RE = re.compile(r"(?:^|\band\b|,)\s*separately\b(?=\s*,?\s*[a-z])", re.I)
+
+
+def asks_each(rx: re.Pattern, text: str) -> bool:
+    """Whether ``text`` asks for a step once per file or result, by the words of ``rx``
+    (``EACH_RE`` or ``EACH_FILE_RE``)."""
+    return rx.search(_APART_RE.sub(" ", text)) is not None
