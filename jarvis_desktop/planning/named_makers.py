@@ -13,7 +13,7 @@ import numpy as np
 from ..media import Attachment
 from .detect import given_kinds
 from .extract import RequestReading
-from .given_text import outside_quotes
+from .given_text import ANSWERING_FILES, outside_quotes
 from .imperatives import WRITINGS
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
@@ -89,7 +89,7 @@ def captions_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepM
 
 
 #: Steps that answer a question on a picture (its answer, not its description)
-_PICTURE_ANSWERS = ("visual-question-answering", "document-question-answering", "image-classification")
+_PICTURE_ANSWERS = (*sorted(ANSWERING_FILES), "image-classification")
 #: Questions that ask what a picture shows or says: its caption answers them
 _DESCRIBING_RE = re.compile(
     r"\bwhat(?:'s|s| is| are)?\s+(?:in|on|going on|happening|shown|there|this|that|it)\b(?!\s+\w+\s+(?:is|are)\b)"

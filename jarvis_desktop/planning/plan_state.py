@@ -127,11 +127,9 @@ def topic_files_before(kind: str, clause: Span, st: PlanState) -> list[Span]:
     """Files of ``kind`` named in the clause just before ``clause`` when that clause asks for no step
     of its own: a topic said first, then the command ("second photo, cut out the people")."""
     k = st.reading.clause_at(clause.start)
-    if k == 0:
+    if k == 0 or k - 1 not in st.stepless:
         return []
     prev = st.reading.clauses[k - 1]
-    if any(prev.start <= a < prev.end for a in st.asked_at):
-        return []
     return [f for f in st.reading.files if prev.start <= f.start < prev.end and kind_of(f.text) == kind]
 
 
