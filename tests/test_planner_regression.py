@@ -16,6 +16,7 @@ CHECK_SET = ROOT / "bench" / "data" / "dev_requests_check.jsonl"
 TRAIN_SET = ROOT / "bench" / "data" / "dev_requests_train.jsonl"
 SPOKEN_SET = ROOT / "bench" / "data" / "dev_requests_spoken.jsonl"
 FOLLOW_UP_SET = ROOT / "bench" / "data" / "dev_follow_ups.jsonl"
+AGAIN_SET = ROOT / "bench" / "data" / "dev_again.jsonl"
 
 #: Recorded when the floor was set: 37/41 exact (90.2%), 2 empty, node F1 94.6, edge F1 95.2, spoken 5/5.
 FLOOR = {"exact_rate": 85.0, "empty_needed": 2, "node_f1": 90.0, "edge_f1": 90.0, "spoken_ok": 5}
@@ -27,17 +28,23 @@ def _rows(path: Path) -> list[dict]:
 
 def test_the_check_set_is_not_training_data():
     train = {r["request"].strip().lower() for r in _rows(TRAIN_SET)}
-    held = _rows(CHECK_SET) + _rows(SPOKEN_SET) + _rows(FOLLOW_UP_SET)
+    held = _rows(CHECK_SET) + _rows(SPOKEN_SET) + _rows(FOLLOW_UP_SET) + _rows(AGAIN_SET)
     assert not [r["request"] for r in held if r["request"].strip().lower() in train]
 
 
-def test_figures_on_the_frozen_check_set_stay_above_their_floor():
+def _scores(path: Path) -> PlanScores:
+    """The offline planner's figures on a request set (its files named, not read)."""
     planner = OfflinePlanner()
     s = PlanScores()
-    for row in _rows(CHECK_SET):
+    for row in _rows(path):
         atts = [Attachment(Path(f), kind_of(f)) for f in row["files"] if kind_of(f)]
         check = planner.plan(row["request"], atts)
         s.add(check.plan.to_json() if check.ok and check.plan else [], row["plan"])
+    return s
+
+
+def test_figures_on_the_frozen_check_set_stay_above_their_floor():
+    s = _scores(CHECK_SET)
     got = {"exact_rate": s.exact_rate, "empty_needed": s.empty_needed, "node_f1": s.f1("node"),
            "edge_f1": s.f1("edge"), "spoken_ok": s.spoken_ok}
     assert s.n == 41
@@ -58,3 +65,12 @@ def test_follow_ups_on_the_frozen_set_keep_working_on_the_last_answer():
         s.add(check.plan.to_json() if check.ok and check.plan else [], row["plan"], row["previous_answer"])
     assert (s.follow_ups, s.new_turns) == (38, 2)
     assert s.follow_ups_ok >= 28 and s.new_turns_on_it == 0, (s.follow_ups_ok, s.new_turns_on_it)
+
+
+def test_requests_for_another_one_stay_above_their_floor():
+    """"Draw a fox, and another one in the snow" (dev_again.jsonl, 30 requests by an author who had
+    not seen the planner, then read while building planning/repeats.py): recorded 21/30 exact, edge
+    F1 83.3 (8/30 before repeats were planned)."""
+    s = _scores(AGAIN_SET)
+    assert s.n == 30
+    assert s.exact_rate >= 63.0 and s.f1("edge") >= 80.0, (s.exact_rate, s.f1("edge"))

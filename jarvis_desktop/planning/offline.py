@@ -25,6 +25,7 @@ from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
+from .repeats import ASKED_AGAIN_STEPS, prompt_again
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
@@ -224,6 +225,8 @@ class OfflinePlanner:
             args[name] = v
         if dry:
             return "ok"
+        if d.task in ASKED_AGAIN_STEPS and (again := prompt_again(d.task, clause, st, args.get("text"))):
+            args["text"] = again  # "draw a red car, and another one in blue": a car in blue
         text_ref = TEXT_REF_RE.search(clause.text)
         prod = st.producer("text")
         spoken = spoken_source(d.task, d.instruction, r, st.attachments, clause)

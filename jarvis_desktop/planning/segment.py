@@ -15,6 +15,7 @@ from typing import Any
 from ..english import load_english
 from ..media import kind_of
 from .extract import Span, _clauses
+from .repeats import opens_again
 
 #: Adverbs that open a new step ("..., then read it aloud").
 _STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
@@ -105,6 +106,9 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(t.idx)
         elif commands and t.text == "," and _another_file_follows(doc, t.i):
             cuts.add(t.idx)  # "caption a.jpg, depth of b.jpg": a step on each file
+        elif commands and opens_again(doc, t.i):
+            # "draw a red car, and another one in blue": a second thing, with its own description
+            cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ not in (",", ";", ".") else t.idx)
         elif commands and _numbers_a_command(doc, t.i):
             start = doc[t.i - 1].idx if t.i > 0 and doc[t.i - 1].text == "(" else t.idx
             cuts.add(start)

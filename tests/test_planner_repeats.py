@@ -1,0 +1,117 @@
+"""Another of the same: "another one in blue", "one more about snow", "a second one of a dog" ask
+for a second thing of the kind just made, with its own description. Sentences written for these
+tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.repeats import asks_again
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return OfflinePlanner()
+
+
+def _texts(check, task: str) -> list[str]:
+    return [t.args["text"] for t in check.plan.tasks if t.task == task]
+
+
+def test_another_one_with_a_difference_is_a_second_picture(planner):
+    # before: one picture of "a green bicycle, and another one in red"
+    check = planner.plan("sketch a green bicycle, and another one in red")
+    assert tasks_of(check) == ["text-to-image", "text-to-image"]
+    first, second = _texts(check, "text-to-image")
+    assert "green bicycle" in first and "red" not in first
+    assert "bicycle" in second and "red" in second and "green" not in second
+
+
+def test_another_of_something_else_draws_that(planner):
+    check = planner.plan("create an image of a whale in the ocean, then another of an octopus")
+    assert tasks_of(check) == ["text-to-image", "text-to-image"]
+    first, second = _texts(check, "text-to-image")
+    assert "whale" in first and "octopus" not in first
+    assert "octopus" in second and "whale" not in second
+    assert not any(t.refs() for t in check.plan.tasks)  # the second is not drawn from the first
+
+
+def test_one_more_piece_of_writing_is_written_from_its_own_words(planner):
+    # before: one text generation about both, or a second one written from the first
+    check = planner.plan("write a limerick about a grumpy goat, then one more about a lazy cow")
+    assert tasks_of(check) == ["text-generation", "text-generation"]
+    first, second = _texts(check, "text-generation")
+    assert "goat" in first and "cow" not in first
+    assert "limerick" in second and "cow" in second and "goat" not in second
+    assert not any(t.refs() for t in check.plan.tasks)
+
+
+def test_a_second_one_without_a_comma(planner):
+    check = planner.plan("make a video of a paper boat on a river and a second one of a kite in the wind")
+    assert tasks_of(check) == ["text-to-video", "text-to-video"]
+    assert ["kite" in t for t in _texts(check, "text-to-video")] == [False, True]
+
+
+def test_the_second_piece_is_spoken_when_asked(planner):
+    check = planner.plan("write a riddle about the moon and another about the sun, then read the second one aloud")
+    tasks = tasks_of(check)
+    assert tasks.count("text-generation") == 2 and tasks[-1] == "text-to-speech"
+
+
+@pytest.mark.parametrize("text", [
+    "and another one in blue", ", then another of a dragon", "now one more about the sea", "plus a second one with a hat",
+    "then paint another one in watercolour",
+])
+def test_asks_again(text):
+    assert asks_again(text)
+
+
+@pytest.mark.parametrize("text", [
+    "and another language", "another photo of my dog", "a second opinion please", "and another one", "one more time",
+    "then another thing: caption it",
+])
+def test_does_not_ask_again(text):
+    assert not asks_again(text)
+
+
+def test_another_file_is_not_another_picture(planner, tmp_path):
+    # "another" naming a second file, not a second thing to make
+    check = planner.plan("describe this photo and another of my garden", attach(tmp_path, "porch.jpg", "garden.jpg"))
+    assert "text-to-image" not in tasks_of(check)
+
+
+def test_another_translation_in_a_second_language(planner, tmp_path):
+    # the cut at "another one" must not lose the second language
+    files = attach(tmp_path, "menu.txt")
+    check = planner.plan("translate this into Italian, and another one in Dutch", files)
+    assert tasks_of(check) == ["translation", "translation"]
+    assert [t.args["target_language"] for t in check.plan.tasks] == ["Italian", "Dutch"]
+    assert all(t.args["text"] == str(files[0].path) for t in check.plan.tasks)
+
+
+def test_speech_is_not_asked_again_with_the_words_another_one(planner):
+    check = planner.plan("say happy birthday in a warm voice, and another one in a whisper")
+    spoken = [t.args["text"].lower() for t in check.plan.tasks if t.task == "text-to-speech"]
+    assert spoken and not any("another" in s for s in spoken)
+
+
+def test_one_more_translation_reads_the_file_not_the_first_translation(planner, tmp_path):
+    files = attach(tmp_path, "speech.txt")
+    check = planner.plan("put speech.txt into Swedish. one more in Czech please.", files)
+    assert [t.args.get("target_language") for t in check.plan.tasks] == ["Swedish", "Czech"]
+    assert not any(t.refs() for t in check.plan.tasks)
+
+
+def test_another_in_the_same_style_is_written_anew(planner):
+    check = planner.plan("write a tongue twister about a snake, then another in the same style about a bee")
+    assert tasks_of(check) == ["text-generation", "text-generation"]
+    assert not any(t.refs() for t in check.plan.tasks)
+    assert "bee" in _texts(check, "text-generation")[1]
+
+
+def test_a_third_one_after_a_sentence_without_a_verb(planner):
+    check = planner.plan("Make a short clip of rain on a window. Another of snow on a roof, and one more over a frozen lake.")
+    assert tasks_of(check) == ["text-to-video"] * 3
+    assert [("snow" in t, "lake" in t) for t in _texts(check, "text-to-video")] == [(False, False), (True, False), (False, True)]
