@@ -55,8 +55,13 @@ _FROM_FIRST_RE = re.compile(r"\b(?:from|like|of|based on|using)\s+(?:it|that|thi
 
 def asks_again(text: str) -> bool:
     """Whether a clause asks for another thing of the kind the step before it made."""
+    return _asked_again(text) is not None
+
+
+def _asked_again(text: str) -> re.Match | None:
+    """The "another one" at the start of a clause (groups ``verb``, ``rest``), where a description follows."""
     m = _AGAIN_RE.match(text)
-    return m is not None and _looks_like_a_description(m.group("rest"))
+    return m if m is not None and _looks_like_a_description(m.group("rest")) else None
 
 
 def _looks_like_a_description(rest: str) -> bool:
@@ -85,13 +90,12 @@ def opens_again(doc, i: int) -> bool:
     return asks_again(doc[i:end].text)  # its own words: not "..., then read the second one aloud"
 
 
-def described_again(previous: str, clause: str, nlp) -> str | None:
-    """The words of ``clause`` ("and another one in blue") with "another one" replaced by the thing
-    the ``previous`` clause made ("draw a red car," -> "draw a car in blue"), for the step's prompt
-    to be cut from as from any clause. None when the previous clause names no thing (spaCy finds no
-    noun after its verb) or the clause does not ask again."""
-    m = _AGAIN_RE.match(clause)
-    if m is None or nlp is None:
+def described_again(previous: str, rest: str, nlp) -> str | None:
+    """The words after "another one" (``rest``: "in blue") put after the thing the ``previous``
+    clause made ("draw a red car," -> "draw a car in blue"), for the step's prompt to be cut from
+    as from any clause. None when the previous clause names no thing (spaCy finds no noun after its
+    verb) or there is no parser."""
+    if nlp is None:
         return None
     doc = nlp(previous)
     verb = next((t.i for t in doc if t.pos_ == "VERB"), -1)  # "picture of a street market." has none
@@ -106,8 +110,7 @@ def described_again(previous: str, clause: str, nlp) -> str | None:
         start -= 1  # "a red car": what the first one was, not what the second one is
     head = doc[last].text
     article = "an" if head[:1].lower() in "aeiou" else "a"
-    rest = m.group("rest").strip(" ,.;")
-    return f"{previous[: doc[start].idx]}{article} {head} {rest}".strip()
+    return f"{previous[: doc[start].idx]}{article} {head} {rest.strip(' ,.;')}".strip()
 
 
 def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str]) -> list[tuple[int, int, str]]:
@@ -120,8 +123,8 @@ def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str]) 
     the step on the "another" clause, the clause just before it (the first thing) gets it too."""
     out = list(found)
     for i, text in enumerate(texts):
-        m = _AGAIN_RE.match(text)
-        if i == 0 or m is None or not asks_again(text):
+        m = _asked_again(text)
+        if i == 0 or m is None:
             continue
         mine = [f for f in out if f[0] == i]
         before = [f for f in out if f[0] < i]
@@ -142,7 +145,8 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     not the first thing itself nor the clause's bare words ("another one in blue"); for a
     translation, what the first one translated. None where the clause does not ask again, quotes
     its words, or works on another step's result."""
-    if not asks_again(clause.text) or any(clause.start <= q.start < clause.end for q in st.reading.quotes):
+    m = _asked_again(clause.text)
+    if m is None or any(clause.start <= q.start < clause.end for q in st.reading.quotes):
         return None
     first = next((n for n in reversed(st.nodes) if n.task == task), None)
     if first is None or current is not None and current.startswith("<GENERATED>") and current != placeholder(first.id):
@@ -150,15 +154,15 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     if task not in MAKING_STEPS:
         # "translate letter.txt to Italian. one more in Portuguese": the letter again, not the Italian
         return first.args.get("text") if current == placeholder(first.id) else None
-    m = _AGAIN_RE.match(clause.text)
-    if m is None or _FROM_FIRST_RE.search(m.group("rest")):
+    if _FROM_FIRST_RE.search(m.group("rest")):
         return None
     r = st.reading
     # the thing first described, not another "another" ("..., another of snow, and one more over a lake")
-    described = [c for n in reversed(st.nodes) if n.task == task and not asks_again((c := r.clauses[r.clause_at(n.pos)]).text)]
-    if not described:
+    asked = [r.clauses[r.clause_at(n.pos)] for n in reversed(st.nodes) if n.task == task]
+    described = next((c for c in asked if not asks_again(c.text)), None)
+    if described is None:
         return None
-    words = described_again(described[0].text, clause.text, load_english()[0])
+    words = described_again(described.text, m.group("rest"), load_english()[0])
     if words is None:
         return None
     return picture_prompt(words) if task in ("text-to-image", "text-to-video") else prompt_text(words)
