@@ -20,19 +20,23 @@ def _texts(check, task: str) -> list[str]:
     return [t.args["text"] for t in check.plan.tasks if t.task == task]
 
 
+def _made_twice(check, task: str) -> list[str]:
+    """The plan is two steps of ``task``; their texts."""
+    assert tasks_of(check) == [task, task]
+    return _texts(check, task)
+
+
 def test_another_one_with_a_difference_is_a_second_picture(planner):
     # before: one picture of "a green bicycle, and another one in red"
     check = planner.plan("sketch a green bicycle, and another one in red")
-    assert tasks_of(check) == ["text-to-image", "text-to-image"]
-    first, second = _texts(check, "text-to-image")
+    first, second = _made_twice(check, "text-to-image")
     assert "green bicycle" in first and "red" not in first
     assert "bicycle" in second and "red" in second and "green" not in second
 
 
 def test_another_of_something_else_draws_that(planner):
     check = planner.plan("create an image of a whale in the ocean, then another of an octopus")
-    assert tasks_of(check) == ["text-to-image", "text-to-image"]
-    first, second = _texts(check, "text-to-image")
+    first, second = _made_twice(check, "text-to-image")
     assert "whale" in first and "octopus" not in first
     assert "octopus" in second and "whale" not in second
     assert not any(t.refs() for t in check.plan.tasks)  # the second is not drawn from the first
@@ -41,8 +45,7 @@ def test_another_of_something_else_draws_that(planner):
 def test_one_more_piece_of_writing_is_written_from_its_own_words(planner):
     # before: one text generation about both, or a second one written from the first
     check = planner.plan("write a limerick about a grumpy goat, then one more about a lazy cow")
-    assert tasks_of(check) == ["text-generation", "text-generation"]
-    first, second = _texts(check, "text-generation")
+    first, second = _made_twice(check, "text-generation")
     assert "goat" in first and "cow" not in first
     assert "limerick" in second and "cow" in second and "goat" not in second
     assert not any(t.refs() for t in check.plan.tasks)

@@ -25,12 +25,13 @@ KIND_NOUNS = {
     "text": {"doc", "document", "txt", "transcript", "sheet", "spreadsheet", "csv"},
 }
 _NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
-_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
+#: Ordinal words that point at one of several files or quotes, and which one (0-based; -1 the last)
+ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
 #: Words that may follow a bare ordinal that still points at a file ("... in the second, and ...").
 _AFTER_BARE = {"one", "and", "in", "on", "of", "to", "please", "too", "as", "is", "was", "with", "for", "from", "into", "says", "say"}
 #: "the second photo", "my first pic"; terse speech drops the article ("second photo, cut out the
 #: people"), then a noun of a file's kind must follow.
-_ORDINAL_RE = re.compile(r"\b(?:(the|my)\s+)?(" + "|".join(_ORDINALS) + r")\b(?:\s+([a-z]+))?", re.I)
+_ORDINAL_RE = re.compile(r"\b(?:(the|my)\s+)?(" + "|".join(ORDINALS) + r")\b(?:\s+([a-z]+))?", re.I)
 #: Parts of file names that say nothing about which file it is (IMG_2041, scan_final_v2).
 _GENERIC = {"img", "dsc", "pxl", "photo", "image", "pic", "file", "scan", "final", "copy", "new", "old", "audio", "rec",
             "recording", "voice", "note", "memo", "clip", "track", "doc", "document", "text", "version", "edit", "untitled"}
@@ -67,7 +68,7 @@ def _ordinal_refs(text: str, attachments: list[Attachment]) -> list[Span]:
         pool = [a for a in attachments if a.kind == kind or kind is None and a.kind in ("image", "audio")]
         if word == "other" and len(pool) != 2:
             continue  # "the other one" is clear only between two
-        n = _ORDINALS[word]
+        n = ORDINALS[word]
         if pool and -len(pool) <= n < len(pool):
             end = m.end() if kind or after == "one" else m.end(2)
             out.append(Span(pool[n].path.name, m.start(), end))
@@ -112,7 +113,7 @@ def quote_reference(reading: RequestReading, clause: Span) -> int | None:
             at = clause.start + m.start()
             if any(f.start <= at < f.end for f in reading.files):
                 continue  # an ordinal already read as a file ("the second photo")
-            n = _ORDINALS[m.group(1).lower()]
+            n = ORDINALS[m.group(1).lower()]
             if -len(quotes) <= n < len(quotes):
                 return n % len(quotes)
     for i, q in enumerate(quotes):

@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..english import load_english
-from ..pipeline.plan import placeholder
+from ..pipeline.plan import placeholder, placeholder_ids
 from .extract import FILE_RE, Span
+from .references import ORDINALS
 from .step_labels import IMAGE_MAKERS
 from .step_words import picture_prompt, prompt_text
 
 if TYPE_CHECKING:
     from .plan_state import PlanState
+    from .segment import Token
 
 #: Steps that make a new thing from a description: what "another one" can ask for again.
 MAKING_STEPS = frozenset({"text-to-image", "text-to-video", "text-generation"})
@@ -29,17 +30,18 @@ ASKED_AGAIN_STEPS = MAKING_STEPS | {"translation"}
 #: an edit or a guided generation first, and becomes a text-to-image step later
 _MAKING_LABELS = MAKING_STEPS | IMAGE_MAKERS
 
+#: "a second (one)", "a third": a count of the same thing, not a file pointed at ("the second")
+_ANOTHER_ORDINALS = ("second", "third", "fourth", "fifth")
 #: "another (one)", "one more", "a second (one)", after the connectives that start a step and at
 #: most a making verb ("..., then draw another of a dragon")
 _AGAIN_RE = re.compile(
     r"^[\s,.;:]*(?:(?:and|also|then|now|plus|next|after that)\b[\s,]*)*"
     r"(?P<verb>(?:please\s+)?(?:make|draw|paint|write|create|generate|do|give)\s+(?:me\s+|us\s+)?)?"
-    r"(?P<again>another(?:\s+one)?|one\s+more|an?\s+(?:second|third|fourth|fifth)(?:\s+one)?)(?P<rest>\b.*)$",
+    r"(?P<again>another(?:\s+one)?|one\s+more|an?\s+(?:" + "|".join(_ANOTHER_ORDINALS) + r")(?:\s+one)?)(?P<rest>\b.*)$",
     re.I | re.S,
 )
 #: Tokens that can open the repeat inside a longer clause (where the segmenter cuts)
 _OPENERS = {"another", "one", "a", "an"}
-_ORDINALS = {"second", "third", "fourth", "fifth"}
 _CONNECTIVES = {"and", ",", "then", "now", "plus", "also", ";", "."}
 
 #: Words that start what is different about the second thing
@@ -48,7 +50,7 @@ _LINKS = {"of", "about", "in", "on", "with", "but", "for", "where", "that", "whi
           "near", "by", "during", "after", "before", "inside", "outside", "across", "around", "into", "to"}
 #: "... and another one from the lines of the second": the same step on another file the request
 #: gives (each file's step is found elsewhere), not a second description
-_OTHER_INPUT_RE = re.compile(r"\b(?:the|this|that|my)\s+(?:first|second|third|other|last|next|latter|former)\b", re.I)
+_OTHER_INPUT_RE = re.compile(r"\b(?:the|this|that|my)\s+(?:" + "|".join(ORDINALS) + r"|next|latter|former)\b", re.I)
 #: "another one from it", "one more like that": made from the first thing, not described anew
 _FROM_FIRST_RE = re.compile(r"\b(?:from|like|of|based on|using)\s+(?:it|that|this|them|the first(?: one)?)\b", re.I)
 
@@ -82,7 +84,7 @@ def opens_again(doc, i: int) -> bool:
         return False
     if t.lower_ == "one" and not (i + 1 < len(doc) and doc[i + 1].lower_ == "more"):
         return False
-    if t.lower_ in ("a", "an") and not (i + 1 < len(doc) and doc[i + 1].lower_ in _ORDINALS):
+    if t.lower_ in ("a", "an") and not (i + 1 < len(doc) and doc[i + 1].lower_ in _ANOTHER_ORDINALS):
         return False
     if not any(tk.pos_ == "VERB" for tk in doc[:i]):
         return False
@@ -90,27 +92,25 @@ def opens_again(doc, i: int) -> bool:
     return asks_again(doc[i:end].text)  # its own words: not "..., then read the second one aloud"
 
 
-def described_again(previous: str, rest: str, nlp) -> str | None:
+def described_again(previous: Span, rest: str, tokens: list[Token]) -> str | None:
     """The words after "another one" (``rest``: "in blue") put after the thing the ``previous``
     clause made ("draw a red car," -> "draw a car in blue"), for the step's prompt to be cut from
-    as from any clause. None when the previous clause names no thing (spaCy finds no noun after its
-    verb) or there is no parser."""
-    if nlp is None:
-        return None
-    doc = nlp(previous)
-    verb = next((t.i for t in doc if t.pos_ == "VERB"), -1)  # "picture of a street market." has none
-    first = next((t.i for t in doc if t.i > verb and t.pos_ in ("NOUN", "PROPN")), None)
+    as from any clause. ``tokens``: the request's parse, read, not made again. None when the
+    previous clause names no thing (no noun after its verb, or no parse)."""
+    toks = [t for t in tokens if previous.start <= t.start < previous.end]
+    verb = next((k for k, t in enumerate(toks) if t.pos == "VERB"), -1)  # "picture of a street market." has none
+    first = next((k for k, t in enumerate(toks) if k > verb and t.pos in ("NOUN", "PROPN")), None)
     if first is None:
         return None
     last = first
-    while last + 1 < len(doc) and doc[last + 1].pos_ in ("NOUN", "PROPN") and doc[last + 1].dep_ != "pobj":
+    while last + 1 < len(toks) and toks[last + 1].pos in ("NOUN", "PROPN") and toks[last + 1].dep != "pobj":
         last += 1  # "an oil painting": the whole name of the thing
     start = first
-    while start - 1 > verb and doc[start - 1].pos_ in ("DET", "ADJ", "NUM", "ADV"):
+    while start - 1 > verb and toks[start - 1].pos in ("DET", "ADJ", "NUM", "ADV"):
         start -= 1  # "a red car": what the first one was, not what the second one is
-    head = doc[last].text
+    head = toks[last].text
     article = "an" if head[:1].lower() in "aeiou" else "a"
-    return f"{previous[: doc[start].idx]}{article} {head} {rest.strip(' ,.;')}".strip()
+    return f"{previous.text[: toks[start].start - previous.start]}{article} {head} {rest.strip(' ,.;')}".strip()
 
 
 def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str]) -> list[tuple[int, int, str]]:
@@ -149,7 +149,7 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     if m is None or any(clause.start <= q.start < clause.end for q in st.reading.quotes):
         return None
     first = next((n for n in reversed(st.nodes) if n.task == task), None)
-    if first is None or current is not None and current.startswith("<GENERATED>") and current != placeholder(first.id):
+    if first is None or current is not None and placeholder_ids(current) and current != placeholder(first.id):
         return None
     if task not in MAKING_STEPS:
         # "translate letter.txt to Italian. one more in Portuguese": the letter again, not the Italian
@@ -162,7 +162,7 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     described = next((c for c in asked if not asks_again(c.text)), None)
     if described is None:
         return None
-    words = described_again(described.text, m.group("rest"), load_english()[0])
+    words = described_again(described, m.group("rest"), r.tokens)
     if words is None:
         return None
     return picture_prompt(words) if task in ("text-to-image", "text-to-video") else prompt_text(words)
