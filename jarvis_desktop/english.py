@@ -15,6 +15,7 @@ import logging
 import sys
 import threading
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Iterator
 
 log = logging.getLogger(__name__)
@@ -81,3 +82,11 @@ def load_english() -> tuple[Any, str | None]:
         if _failure:  # said once per process: the planner and the turn detector fall back
             log.warning("%s; clauses and turns are judged from punctuation and word lists", _failure)
         return _nlp, _failure
+
+
+@lru_cache(maxsize=8)
+def parse(text: str) -> Any:
+    """spaCy's reading of ``text``, or None without spaCy. Cached: the planner reads a request in
+    more than one place (corrections, then clauses), and a parse is most of a plan's time."""
+    nlp, _ = load_english()
+    return None if nlp is None else nlp(text)

@@ -26,6 +26,7 @@ from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missin
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .repeats import ASKED_AGAIN_STEPS, prompt_again
+from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
@@ -111,7 +112,9 @@ class OfflinePlanner:
     def _plan(self, request: str, attachments: list[Attachment], previous_answer: str | None = None) -> PlanCheck:
         if not isinstance(request, str) or not request.strip():
             return _empty("the request is empty: nothing to plan")
-        reading = read_request(request)
+        meant = as_meant(request)  # "draw a cat, no wait, a dog": what the user corrected it to
+        reading = read_request(meant.text)
+        reading.notes += [meant.note()] if meant.corrections else []
         reading.previous_answer = (previous_answer or "").strip() or None
         if not reading.english:
             return _empty("the offline planner understands requests in English only; nothing was planned")

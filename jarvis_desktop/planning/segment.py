@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..english import load_english
+from ..english import load_english, parse
 from ..media import kind_of
 from .extract import Span, _clauses
 from .repeats import opens_again
@@ -72,7 +72,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     if nlp is None:
         clauses = _clauses(text, protected)
         return Segmentation(clauses, _regex_tokens(text), [c.start for c in clauses], parsed=False)
-    doc = nlp(text)
+    doc = parse(text)
     tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_, t.tag_) for t in doc]
     cuts = {0}
     numbered: list[tuple[int, int]] = []  # "(2) translate": a list number and its command stay one clause
