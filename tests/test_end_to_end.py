@@ -95,6 +95,20 @@ def test_a_follow_up_works_on_what_the_last_steps_wrote(assistant, tmp_path):
     assert second.results[0].status == "done"
 
 
+def test_a_correction_is_spoken_as_corrected_and_shown(assistant):
+    """'Say "good morning". Sorry, make that "good night"': the corrected words are spoken, and the
+    plan's note (shown beside the plan, kept in the session log) says what was read as withdrawn."""
+    seen: list[ev.Event] = []
+    result = assistant.ask('Say "good morning" out loud. Sorry, make that "good night".', on_event=seen.append)
+    assert result.status == "done", result.error
+    assert [(t.task, t.args["text"]) for t in result.plan.tasks] == [("text-to-speech", "good night")]
+    assert result.results[0].status == "done" and result.results[0].output.audio is not None
+    note = next(e.note for e in seen if isinstance(e, ev.PlanReady))
+    assert "correction" in note and "good morning" in note
+    db = sqlite3.connect(assistant.settings.db_path)
+    assert db.execute("select plan_note from requests where id = ?", [result.request_id]).fetchone()[0] == note
+
+
 def _check_failed_but_saved(assistant, result, *phrases):
     assert result.status == "failed" or any(r.status == "failed" for r in result.results.values())
     text = (result.answer + " " + result.error).lower()

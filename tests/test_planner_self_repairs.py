@@ -29,7 +29,7 @@ def test_a_corrected_thing_to_draw_is_drawn_as_corrected(planner):
     assert tasks_of(check) == ["text-to-image"]
     prompt = _arg(check, "text-to-image", "text")
     assert "zebra" in prompt and "horse" not in prompt and "wait" not in prompt
-    assert any("correction" in n and "horse" in n for n in check.plan.notes)  # the user sees what was read
+    assert "correction" in check.corrected and "horse" in check.corrected  # the user sees what was read
 
 
 def test_a_corrected_language_is_the_one_translated_into(planner, tmp_path):

@@ -96,6 +96,16 @@ def test_enter_runs_the_pipeline_and_the_plan_panel_follows_each_task(qtbot, ope
     assert w.history.session_ids() == [w.session_id]
 
 
+def test_a_correction_is_shown_beside_the_plan(qtbot, open_window):
+    w = open_window()
+    type_and_enter(qtbot, w, 'Find the people and places in "Grace Hopper lived in Boston". Sorry, make that "Grace Hopper lived in Arlington".')
+    result = wait_finished(qtbot, w)
+    assert result.status == "done", result.error
+    assert [(t["task"], t["args"]["text"]) for t in result.plan.to_json()] == [("token-classification", "Grace Hopper lived in Arlington")]
+    summary = w.plan.summary.text()
+    assert "correction" in summary and "Boston" in summary and "Arlington" in summary
+
+
 def test_dropped_wav_is_attached_and_the_request_transcribes_it(qtbot, open_window, tmp_path):
     w = open_window()
     wav = espeak_wav(tmp_path / "request.wav")

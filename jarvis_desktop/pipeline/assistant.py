@@ -214,10 +214,11 @@ class Assistant:
         capable = self.capable_controller if mode != "offline" else None
         if mode == "llm" and capable is None:
             why = self.controller_error or "the controller is a tiny embedded model"
-            note = f"LLM planner asked for but unavailable ({why}); used the offline planner"
-            return self._offline_plan(text, attachments, history, written), note, ""
+            check = self._offline_plan(text, attachments, history, written)
+            return check, _with_correction(f"LLM planner asked for but unavailable ({why}); used the offline planner", check), ""
         if capable is None:
-            return self._offline_plan(text, attachments, history, written), "offline planner", ""
+            check = self._offline_plan(text, attachments, history, written)
+            return check, _with_correction("offline planner", check), ""
         draft = None
         if mode == "hybrid":
             draft_check = self._offline_plan(text, attachments, history, written)
@@ -258,12 +259,13 @@ class Assistant:
         check = planner.plan(text, attachments, previous)
         if check.missing:  # the steps on the other files would work on the wrong thing: none run
             message = missing_files_message(check.missing)
-            return PlanCheck(Plan([], "offline", [message]), [message], check.repairs, check.missing)
+            return PlanCheck(Plan([], "offline", [message]), [message], check.repairs, check.missing, corrected=check.corrected)
         if check.plan is None:
             check.plan = Plan([], "offline")
         if not check.plan.tasks and attachments and not check.errors and not check.held:
             fallback = self._file_plan(text, attachments)
             if fallback.plan:
+                fallback.corrected = check.corrected
                 return fallback
         return check
 
@@ -495,6 +497,12 @@ class Assistant:
 def _last_answer(history: list[Turn]) -> str | None:
     """The assistant's last answer in the conversation, if it has given one."""
     return next((t.text for t in reversed(history) if t.role == "assistant" and t.text.strip()), None)
+
+
+def _with_correction(note: str, check: PlanCheck) -> str:
+    """How the plan was made, and what the planner read as corrected ("a cat" -> "a dog"), which
+    the plan view shows beside the steps and the session log keeps."""
+    return f"{note}; {check.corrected}" if check.corrected else note
 
 
 def _short(message: str, limit: int = 200) -> str:

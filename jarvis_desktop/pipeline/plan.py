@@ -107,6 +107,9 @@ class PlanCheck:
     #: the request puts its files aside for later ("nothing to do yet"): nothing is run, not even
     #: the natural step on each file, and the answer says so
     held: bool = False
+    #: what the planner read as corrected in the request ('"a cat" -> "a dog"'), shown beside the
+    #: plan so that a correction misheard is caught
+    corrected: str | None = None
 
     @property
     def ok(self) -> bool:

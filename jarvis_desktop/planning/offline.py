@@ -96,7 +96,10 @@ class OfflinePlanner:
         French") works on."""
         attachments = list(attachments or [])
         try:
-            return self._plan(request, attachments, previous_answer)
+            meant = as_meant(request) if isinstance(request, str) else None  # "draw a cat, no wait, a dog"
+            check = self._plan(meant.text if meant else request, attachments, previous_answer)
+            check.corrected = meant.note() if meant else None
+            return check
         except Exception as e:  # a planner bug must not take the session down: chat instead
             log.exception("offline planner failed")
             return _empty(f"the offline planner could not read this request ({type(e).__name__}); answering as chat")
@@ -112,9 +115,7 @@ class OfflinePlanner:
     def _plan(self, request: str, attachments: list[Attachment], previous_answer: str | None = None) -> PlanCheck:
         if not isinstance(request, str) or not request.strip():
             return _empty("the request is empty: nothing to plan")
-        meant = as_meant(request)  # "draw a cat, no wait, a dog": what the user corrected it to
-        reading = read_request(meant.text)
-        reading.notes += [meant.note()] if meant.corrections else []
+        reading = read_request(request)
         reading.previous_answer = (previous_answer or "").strip() or None
         if not reading.english:
             return _empty("the offline planner understands requests in English only; nothing was planned")

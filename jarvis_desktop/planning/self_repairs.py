@@ -388,8 +388,8 @@ def _apply(doc: Any, words: list[str], intr: _Interregnum, quoted: list[tuple[in
         return None
     after, hint = _contrast(doc, words, alt) if alt.kind not in {"negated", "cancel"} else (alt.end, None)
     limit = intr.start
-    while limit > floor and doc[limit - 1].is_punct:
-        limit -= 1
+    while limit > floor and doc[limit - 1].is_punct and doc[limit - 1].text not in _QUOTE_MARKS | {"\u201d", "\u2019"}:
+        limit -= 1  # not past a closing quotation mark: the quotation may be what is withdrawn
     if limit <= floor:
         return None
     # words said again ("... sitting on the sill") are where the withdrawn phrase ends
