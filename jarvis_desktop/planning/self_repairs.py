@@ -21,6 +21,7 @@ from typing import Any
 
 from ..english import parse
 from .extract import FILE_RE, QUOTE_RES
+from .time_order import in_time_order
 from .unwanted import SUBJECTS as _SUBJECTS
 from .unwanted import phrase_end, tidy, without_unwanted
 
@@ -74,7 +75,8 @@ class Correction:
 
 @dataclass
 class MeantRequest:
-    """The request with its corrections applied and what it says not to do taken out."""
+    """The request with its corrections applied, what it says not to do taken out and its steps in
+    the order they run."""
 
     text: str
     corrections: list[Correction] = field(default_factory=list)
@@ -91,8 +93,9 @@ class MeantRequest:
 
 
 def as_meant(request: str, max_corrections: int = 4) -> MeantRequest:
-    """``request`` as the user meant it: corrections applied, declined steps taken out. The request
-    itself when nothing of the kind is in it or the parser is not installed."""
+    """``request`` as the user meant it: corrections applied, declined steps taken out, steps said
+    out of order put in the order they run. The request itself when nothing of the kind is in it or
+    the parser is not installed."""
     text, done = request, []
     for _ in range(max_corrections):
         if not _MAYBE.search(text) or (doc := parse(text)) is None:  # without spaCy: read as said
@@ -102,7 +105,7 @@ def as_meant(request: str, max_corrections: int = 4) -> MeantRequest:
             break
         text, correction = found
         done.append(correction)
-    text = without_unwanted(text)
+    text = in_time_order(without_unwanted(text))
     if not re.search(r"[^\W_]", text):  # "skip this song": a command in itself, not a correction of one
         return MeantRequest(request)
     return MeantRequest(text, done)

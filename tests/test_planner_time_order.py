@@ -1,0 +1,49 @@
+"""Steps said out of the order they run in ("before you summarise it, translate it", "summarise
+it after you translate it", "..., but before that fix its grammar") run in the order meant.
+Sentences written for these tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.time_order import in_time_order
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return OfflinePlanner()
+
+
+def _chain(check) -> list[tuple[str, list[int]]]:
+    return [(t.task, sorted(t.refs())) for t in check.plan.tasks]
+
+
+@pytest.mark.parametrize("request_text", [
+    "before you summarise this report, translate it into German",
+    "summarise the report after you translate it into German",
+    "Before shortening it, put this report into plain German.",
+])
+def test_a_step_said_second_that_runs_first(planner, tmp_path, request_text):
+    # before: summarised, then the summary translated
+    check = planner.plan(request_text, attach(tmp_path, "report.txt"))
+    assert _chain(check) == [("translation", []), ("summarization", [0])]
+
+
+def test_but_before_that(planner, tmp_path):
+    check = planner.plan("translate my essay into Spanish, but before that fix its grammar", attach(tmp_path, "essay.txt"))
+    assert _chain(check) == [("text2text-generation", []), ("translation", [0])]
+
+
+@pytest.mark.parametrize("request_text, files, expected", [
+    ("fix the grammar of this before I post it", ["post.txt"], ["text2text-generation"]),  # the user's own doing
+    ("describe the photo I took after the storm", ["storm.jpg"], ["image-to-text"]),
+])
+def test_before_and_after_that_order_no_step(planner, tmp_path, request_text, files, expected):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *files))) == expected
+
+
+def test_the_rewrite_moves_only_the_clause_said_out_of_order():
+    assert in_time_order("Transcribe this and summarise it after you translate it.") == "Transcribe this and translate it, then summarise it."
+    assert in_time_order("do you keep my recordings after you transcribe them?") == "do you keep my recordings after you transcribe them?"
