@@ -36,9 +36,30 @@ def test_but_before_that(planner, tmp_path):
     assert _chain(check) == [("text2text-generation", []), ("translation", [0])]
 
 
+@pytest.mark.parametrize("request_text", [
+    "Could you put these minutes into Italian? Shorten them first, please.",
+    "shorten minutes.txt to a few lines, and translate it into Italian first",
+    "Please summarise the minutes, but before you do that, translate them into Italian.",
+    "give me the gist of these minutes once you've put them into Italian",
+])
+def test_a_step_that_runs_first_said_last(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "minutes.txt"))
+    first = "summarization" if "Shorten them first" in request_text else "translation"
+    second = "translation" if first == "summarization" else "summarization"
+    assert _chain(check) == [(first, []), (second, [0])]
+    assert check.plan.tasks[0].args["text"].endswith("minutes.txt")  # the step moved first reads the file the other named
+
+
+def test_a_statement_between_is_not_a_step_to_move(planner, tmp_path):
+    check = planner.plan("Could you find the names in this letter? It's in Czech, so translate it into English before anything else.",
+                         attach(tmp_path, "letter.txt"))
+    assert _chain(check) == [("translation", []), ("token-classification", [0])]
+
+
 @pytest.mark.parametrize("request_text, files, expected", [
     ("fix the grammar of this before I post it", ["post.txt"], ["text2text-generation"]),  # the user's own doing
     ("describe the photo I took after the storm", ["storm.jpg"], ["image-to-text"]),
+    ("First of all, thank you! Secondly, caption this photo please.", ["porch.jpg"], ["image-to-text"]),
 ])
 def test_before_and_after_that_order_no_step(planner, tmp_path, request_text, files, expected):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *files))) == expected
