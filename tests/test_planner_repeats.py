@@ -118,3 +118,18 @@ def test_a_third_one_after_a_sentence_without_a_verb(planner):
     check = planner.plan("Make a short clip of rain on a window. Another of snow on a roof, and one more over a frozen lake.")
     assert tasks_of(check) == ["text-to-video"] * 3
     assert [("snow" in t, "lake" in t) for t in _texts(check, "text-to-video")] == [(False, False), (True, False), (False, True)]
+
+
+def test_it_after_a_made_picture_is_what_the_picture_shows(planner):
+    # before: a video of "it too", a poem "about it"
+    check = planner.plan("make an image of a snowy owl, then a short video of it too")
+    assert tasks_of(check) == ["text-to-image", "text-to-video"]
+    assert "snowy owl" in _texts(check, "text-to-video")[0]
+    check = planner.plan("paint a lighthouse in a storm and then write a poem about it")
+    assert tasks_of(check) == ["text-to-image", "text-generation"]
+    assert "lighthouse" in _texts(check, "text-generation")[0]
+
+
+def test_a_description_of_its_own_is_kept(planner):
+    check = planner.plan("draw a fox in the snow, then write a poem about the winter sea")
+    assert "winter sea" in _texts(check, "text-generation")[0] and "fox" not in _texts(check, "text-generation")[0]

@@ -25,7 +25,7 @@ from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
-from .repeats import ASKED_AGAIN_STEPS, prompt_again
+from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
 from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
@@ -548,9 +548,10 @@ class OfflinePlanner:
                                       and points_back(words, None, _words_after(clause, r))) else None
         if d.task == "text-generation":
             prompt = generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
-            return f"{prompt}\n\n{back}" if back else prompt  # "write a poem about it": about the last answer
+            # "write a poem about it": about the last answer, or the picture just described
+            return f"{prompt}\n\n{back}" if back else described_before(prompt, st) or prompt
         if d.task in ("text-to-image", "text-to-video"):
-            prompt = picture_prompt(clause.text)
+            prompt = described_before(picture_prompt(clause.text), st) or picture_prompt(clause.text)
             # "draw it", "paint what you just described": what was just described
             return back if back and (prompt.lower() in BARE_POINTERS or only_the_answer(prompt)) else prompt
         return prompt_text(clause.text)

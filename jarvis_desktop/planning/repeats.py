@@ -166,3 +166,25 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     if words is None:
         return None
     return picture_prompt(words) if task in ("text-to-image", "text-to-video") else prompt_text(words)
+
+
+#: A description that only points at something ("of it too", "about that", "the same thing").
+_POINTER_RE = re.compile(r"\b(?P<prep>of|about|on|for|showing)\s+(?:it|that|this|the same(?:\s+thing|\s+one)?)"
+                         r"(?:\s+(?:too|as\s+well|also))?(?=[\s.!?,]*$)", re.I)
+_BARE_RE = re.compile(r"^(?:it|that|this|the same(?:\s+thing|\s+one)?)(?:\s+(?:too|as\s+well|also))?[\s.!?]*$", re.I)
+
+
+def described_before(prompt: str, st: "PlanState") -> str | None:
+    """'generate an image of a cat and make a video of it too', 'draw a castle, then write a poem
+    about it': a description that only points back is the description an earlier making step
+    was given ("a cat", "a castle"), None when there is none or the prompt describes its own thing."""
+    made = [n.args["text"] for n in st.nodes if n.task in MAKING_STEPS - {"text-generation"}
+            and n.args.get("text") and not placeholder_ids(n.args["text"])]
+    if not made:
+        return None
+    if _BARE_RE.match(prompt.strip()):
+        return made[-1]
+    m = _POINTER_RE.search(prompt)
+    if m is None or "," in prompt[: m.start()] or len(prompt[: m.start()].split()) > 5:
+        return None  # the prompt has a description of its own before the pointer
+    return prompt[: m.start()] + f"{m.group('prep')} {made[-1]}"
