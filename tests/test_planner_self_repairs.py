@@ -96,34 +96,16 @@ def test_never_mind_withdraws_the_step_just_asked(planner, tmp_path):
 # --- what not to do ---------------------------------------------------------------------------
 
 
-def test_without_reading_it_out_is_no_speech(planner, tmp_path):
-    files = attach(tmp_path, "budget.txt")
-    check = planner.plan("summarise budget.txt without reading it out loud, the baby is asleep", files)
-    assert tasks_of(check) == ["summarization"]
-
-
-def test_instead_of_a_step_is_not_that_step(planner, tmp_path):
-    files = attach(tmp_path, "holiday.jpg")
-    check = planner.plan("just tell me what's in this picture instead of translating the caption again", files)
-    assert tasks_of(check) == ["image-to-text"]
-
-
-def test_not_a_video_just_a_picture(planner):
-    # before: a video of the fox
-    check = planner.plan("Not a video, just a picture of a fox asleep in the snow.")
-    assert tasks_of(check) == ["text-to-image"]
-
-
-def test_a_skipped_step_is_not_planned(planner, tmp_path):
-    files = attach(tmp_path, "chapter.txt")
-    check = planner.plan("skip the summary this time just translate the chapter into Polish", files)
-    assert tasks_of(check) == ["translation"]
-
-
-def test_scratching_a_part_asked_before_withdraws_it(planner, tmp_path):
-    files = attach(tmp_path, "standup.wav")
-    check = planner.plan("transcribe the standup and read it back to me, actually scratch the reading part", files)
-    assert tasks_of(check) == ["automatic-speech-recognition"]
+@pytest.mark.parametrize("request_text, files, expected", [
+    ("summarise budget.txt without reading it out loud, the baby is asleep", ["budget.txt"], ["summarization"]),
+    ("just tell me what's in this picture instead of translating the caption again", ["holiday.jpg"], ["image-to-text"]),
+    ("Not a video, just a picture of a fox asleep in the snow.", [], ["text-to-image"]),  # before: a video of the fox
+    ("skip the summary this time just translate the chapter into Polish", ["chapter.txt"], ["translation"]),
+    # a step asked before and withdrawn by name
+    ("transcribe the standup and read it back to me, actually scratch the reading part", ["standup.wav"], ["automatic-speech-recognition"]),
+])
+def test_a_step_said_not_to_be_done_is_not_planned(planner, tmp_path, request_text, files, expected):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *files))) == expected
 
 
 # --- the same words where nothing is corrected or declined --------------------------------------

@@ -22,6 +22,12 @@ QUOTE_RES = [
     re.compile(r"\u201c([^\u201d]+)\u201d"),
     re.compile(r"\u2018([^\u2019]+)\u2019(?![\w])"),
 ]
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` quotes words (the marks included): words said there are what is worked on,
+    not what is asked."""
+    return [(m.start(), m.end()) for rx in QUOTE_RES for m in rx.finditer(text)]
+
+
 #: Where one step of a request ends and the next begins.
 CLAUSE_SPLIT_RE = re.compile(
     r"(?<=[.?!;])\s+(?=[\"'A-Z0-9(])|;\s*|\s*[.?!]\s*$|,?\s+(?:and\s+)?(?:then|afterwards|after that|subsequently|next|finally|lastly)\b,?\s*|,\s*(?:and\s+)?(?=(?:also|additionally|could|can|please|convert|create|generate|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|provide|give|produce|enhance|improve|read|tell|use|find|help)\b)|\s+and\s+(?=(?:also\s+)?(?:convert|create|generate|make|translate|summari[sz]e|identify|detect|segment|transcribe|describe|answer|classify|extract|estimate|edit|change|modify|turn|provide|give|produce|enhance|improve|read|tell|find|then|finally|lastly)\b)",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import parse
-from .extract import FILE_RE, QUOTE_RES
+from .extract import FILE_RE, quoted_spans
 from .time_order import in_time_order
 from .unwanted import SUBJECTS as _SUBJECTS
 from .unwanted import phrase_end, tidy, without_unwanted
@@ -115,10 +115,6 @@ def as_meant(request: str, max_corrections: int = 4) -> MeantRequest:
 # finding the interregnum
 
 
-def _quoted(text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for rx in QUOTE_RES for m in rx.finditer(text)]
-
-
 def _match(words: list[str], i: int, seqs: list[tuple[str, ...]]) -> int:
     """How many tokens from ``i`` one of ``seqs`` covers (0 when none)."""
     for seq in seqs:
@@ -198,7 +194,7 @@ class _Phrase:
 
 def _correction(doc: Any) -> tuple[str, Correction] | None:
     text = doc.text
-    quoted = _quoted(text)
+    quoted = quoted_spans(text)
     words = [t.lower_ for t in doc]
     i = 1
     while i < len(doc):
@@ -227,7 +223,7 @@ def _alteration(doc: Any, words: list[str], k: int) -> _Phrase | None:
     if _match(words, k, _SKIP_COMMANDS):
         return None  # "actually, scratch the reading part": what not to do (unwanted.py)
     if t.text in _QUOTE_MARKS:
-        closing = next((b for a, b in _quoted(doc.text) if a == t.idx), None)
+        closing = next((b for a, b in quoted_spans(doc.text) if a == t.idx), None)
         return None if closing is None else _Phrase(k, next((j for j in range(k + 1, len(doc)) if doc[j].idx >= closing), len(doc)), "quote")
     if words[k] in {"not", "never"} or words[k : k + 2] in (["no", "need"], ["do", "not"], ["do", "n't"], ["don't"]):
         return _Phrase(k, end, "negated")

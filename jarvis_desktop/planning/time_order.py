@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..english import parse
-from .extract import FILE_RE, QUOTE_RES
+from .extract import FILE_RE, quoted_spans
 
 _MAYBE = re.compile(r"\b(?:before|after|once|first|start by|begin by)\b", re.I)
 #: A clause that asks about something rather than for it ("do you keep ...", "is it ...").
@@ -51,7 +51,7 @@ def in_time_order(text: str) -> str:
     """``text`` with a step said after one that it runs before put first (once per request)."""
     if not _MAYBE.search(text) or (doc := parse(text)) is None:
         return text
-    quoted = [(m.start(), m.end()) for rx in QUOTE_RES for m in rx.finditer(text)]
+    quoted = quoted_spans(text)
     clauses = _clauses(text, quoted, doc)
     for k, c in enumerate(clauses):
         said = text[c.start : c.end]

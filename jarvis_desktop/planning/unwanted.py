@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..english import parse
-from .extract import FILE_RE, QUOTE_RES
+from .extract import quoted_spans
 
 #: Words that end the phrase a correction or an exclusion is made of.
 BOUNDARY_WORDS = {"and", "then", "but", "so", "because", "since", "as", "while", "or"}
@@ -70,7 +70,7 @@ def without_unwanted(text: str) -> str:
     """``text`` without the phrases that say what not to do (and steps they withdraw)."""
     if not _MAYBE.search(text) or (doc := parse(text)) is None:
         return text
-    quoted = [(m.start(), m.end()) for rx in QUOTE_RES for m in rx.finditer(text)]
+    quoted = quoted_spans(text)
     words = [t.lower_ for t in doc]
 
     def free(j: int) -> bool:
