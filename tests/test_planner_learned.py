@@ -588,3 +588,20 @@ def test_a_question_next_to_the_given_text_is_answered_from_it_then_spoken(plann
 
 def test_a_quoted_question_to_say_is_not_asked(planner):
     assert tasks_of(planner.plan("say this out loud: 'Are we there yet?'")) == ["text-to-speech"]
+
+
+@pytest.mark.parametrize("request_text, task", [
+    ("draw an orchard where every tree has been cut down to a stump", "text-to-image"),
+    ("paint a street where every car has been towed away", "text-to-image"),
+    ("sketch a barn after the roof has been torn off by a storm", "text-to-image"),
+])
+def test_a_command_whose_verb_names_a_picture_draws_one(planner, request_text, task):
+    """"draw ..." with no picture given makes a picture, however unsure the step model is of the
+    words after the verb ("cut" leans to a cut-out, which needs a photo nobody gave)."""
+    assert tasks_of(planner.plan(request_text)) == [task]
+
+
+def test_drawing_on_a_picture_given_is_not_a_new_picture(planner, tmp_path):
+    from planner_helpers import attach
+
+    assert tasks_of(planner.plan("draw boxes around every bird", attach(tmp_path, "lake.jpg"))) == ["object-detection"]

@@ -32,6 +32,23 @@ def gives_a_command(tokens: list) -> bool:
             and words[0].lemma not in _TALKING)
 
 
+#: Commands whose own verb names the kind of thing they make ("draw a forest", "animate a robot")
+_MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
+#: Objects with which those verbs make nothing ("draw a conclusion", "paint a picture of how it went" stays)
+_IDIOMS = {"conclusion", "attention", "comparison", "parallel", "inspiration", "breath", "line", "lesson"}
+
+
+def commanded_medium(tokens: list) -> str | None:
+    """The kind of thing a command's verb makes ("draw a forest where the trees were cut down": an
+    image, however unsure the step model is of the words after it), None for other requests."""
+    if not gives_a_command(tokens):
+        return None
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
+    if any(t.lemma in _IDIOMS for t in words[1:4]):
+        return None  # "draw a conclusion from this", "draw attention to it": no picture
+    return _MEDIUM_VERBS.get(words[0].lemma)
+
+
 def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:
     """The request opens with the name of a thing to make, then what it shows ("picture of the water
     cycle", "video of waves at sunset", "short poem about cats", "sonnet abt autumn leaves"): a

@@ -27,7 +27,7 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
-from .imperatives import gives_a_command, maker_of, media_made, thing_to_make
+from .imperatives import commanded_medium, gives_a_command, maker_of, media_made, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -146,8 +146,12 @@ class LearnedDetector(Detector):
             # is missing), a file or quoted words given to be worked on, or a command whose words the
             # model knows too little of to be sure ("draw a busy market")
             j = int(needs.argmax())
-            made = thing_to_make(seg.tokens, self.kb.media_words)
+            drawn = commanded_medium(seg.tokens)  # "draw ...", with no picture given to draw on
+            drawn = drawn if drawn and drawn not in given else None
+            made = thing_to_make(seg.tokens, self.kb.media_words) or drawn
             j = maker_of(made, j, needs, m.labels)
+            if drawn and media_input(m.labels[j]):  # "draw a forest where the trees were cut down": not a cut-out
+                j = maker_of(drawn, m.labels.index(TEXT_MAKERS[drawn]), needs, m.labels)
             if answer_back:  # "any names in what you said?": a step on the answer
                 j = likeliest_on_text(needs, m.labels, reading.text, self.kb.language_name_re)
             for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])
@@ -157,7 +161,7 @@ class LearnedDetector(Detector):
             # which a voice assistant hears talked about ("can you hear me")
             half_sure = (needs[j] >= m.threshold * CLAUSE_SHARE and m.labels[j] not in SPEECH_CARRIERS
                          and not says_what_it_holds(seg.tokens))
-            if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE or half_sure:
+            if for_a_step and needs[j] >= m.threshold * FALLBACK_SHARE or half_sure or drawn and media_output(m.labels[j]) == drawn:
                 found.append((int(P[:, j].argmax()), j, m.labels[j]))
             elif CONTROL in m.labels and "image" in given and named_control_map(reading.text, CONTROL_WORDS):
                 # "M-LSD lines, warehouse.jpg": a map named by its own name, of a picture given
