@@ -98,7 +98,7 @@ _NEW_MEDIA = {
     "audio": {"speech", "audio", "narration", "voiceover"},
 }
 #: Words that say a thing is already there, not made ("make the picture brighter")
-_GIVEN_DETERMINERS = {"the", "this", "that", "these", "those", "my", "your", "its", "their", "our", "his", "her"}
+GIVEN_DETERMINERS = {"the", "this", "that", "these", "those", "my", "your", "its", "their", "our", "his", "her"}
 
 
 def media_made(tokens: list) -> set[str]:
@@ -115,6 +115,6 @@ def media_made(tokens: list) -> set[str]:
             if kind and u.pos == "NOUN":
                 kinds.add(kind)
                 break
-            if u.lower in _GIVEN_DETERMINERS or u.pos not in ("DET", "ADJ", "ADV", "NUM") or participle and u.pos != "ADJ":
+            if u.lower in GIVEN_DETERMINERS or u.pos not in ("DET", "ADJ", "ADV", "NUM") or participle and u.pos != "ADJ":
                 break
     return kinds

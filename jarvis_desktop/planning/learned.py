@@ -151,7 +151,7 @@ class LearnedDetector(Detector):
             made = thing_to_make(seg.tokens, self.kb.media_words) or drawn
             j = maker_of(made, j, needs, m.labels)
             if drawn and media_input(m.labels[j]):  # "draw a forest where the trees were cut down": not a cut-out
-                j = maker_of(drawn, m.labels.index(TEXT_MAKERS[drawn]), needs, m.labels)
+                j = m.labels.index(TEXT_MAKERS[drawn])
             if answer_back:  # "any names in what you said?": a step on the answer
                 j = likeliest_on_text(needs, m.labels, reading.text, self.kb.language_name_re)
             for_a_step = (attachments or reading.files or reading.quotes or media_input(m.labels[j])

@@ -25,6 +25,10 @@ KIND_NOUNS = {
     "text": {"doc", "document", "txt", "transcript", "sheet", "spreadsheet", "csv"},
 }
 _NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
+#: Nouns of things a user gives to work on, of any kind ("this photo", "my notes", "the letter")
+GIVEN_NOUNS = frozenset(_NOUN_KIND) | {
+    "image", "file", "note", "notes", "letter", "page", "report", "essay", "article", "text", "email", "message", "review",
+    "call", "interview", "lecture", "story", "paragraph", "poem", "speech", "description", "caption", "sentence"}
 #: Ordinal words that point at one of several files or quotes, and which one (0-based; -1 the last)
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
 #: Words that may follow a bare ordinal that still points at a file ("... in the second, and ...").

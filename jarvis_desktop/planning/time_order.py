@@ -20,6 +20,8 @@ from typing import Any
 
 from ..english import parse
 from .extract import FILE_RE, quoted_spans
+from .imperatives import GIVEN_DETERMINERS
+from .references import GIVEN_NOUNS
 
 _MAYBE = re.compile(r"\b(?:before|after|once|first|start by|begin by)\b", re.I)
 #: A clause that asks about something rather than for it ("do you keep ...", "is it ...").
@@ -34,11 +36,7 @@ _OPENS_FIRST = re.compile(r"^(?:(?:but|and)\s+)?(?:before (?:that|this|you do(?:
                           r"(?:start|begin) by)\s*,?\s*", re.I)
 _HELPERS = {"you", "we", "'ve", "have", "'re", "are", "done", "finished", "having", "been"}
 _POINTERS = {"it", "them", "this", "these", "that", "those"}
-_THE = {"the", "this", "these", "that", "those", "my", "your", "our", "his", "her", "their"}
-#: Things a user gives to work on, which a step moved first takes from the one it now precedes.
-_GIVEN = {"notes", "note", "report", "letter", "essay", "photo", "picture", "image", "pic", "recording", "memo", "article",
-          "text", "document", "file", "email", "message", "review", "transcript", "call", "interview", "lecture", "story",
-          "paragraph", "page", "poem", "speech", "description", "caption", "sentence", "audio", "clip", "drawing", "sketch"}
+
 
 
 @dataclass
@@ -171,7 +169,8 @@ def _swap(text: str, doc: Any, first: _Clause, then: _Clause, span: _Clause) -> 
 def _object(doc: Any, clause: _Clause) -> tuple[int, int] | None:
     """The character span of the thing a clause's command works on ("these notes", "report.txt")."""
     for t in doc:
-        given = t.lower_ in _GIVEN and any(c.dep_ in {"det", "poss"} and c.lower_ in _THE for c in t.children)
+        # a thing the user gave ("these notes", "report.txt"), which a step moved first takes from the one it now precedes
+        given = t.lower_ in GIVEN_NOUNS and any(c.dep_ in {"det", "poss"} and c.lower_ in GIVEN_DETERMINERS for c in t.children)
         if clause.start <= t.idx < clause.end and t.dep_ == "dobj" and (given or FILE_RE.fullmatch(t.text)):
             left = min(u.idx for u in t.subtree)
             right = max(u.idx + len(u.text) for u in t.subtree if u.dep_ not in {"prep", "relcl"} or u.i <= t.i)

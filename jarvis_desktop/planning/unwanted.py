@@ -27,7 +27,7 @@ _PUNCT = {".", "!", "?", ";", ":", ","}
 #: Prepositions of exclusion, before a verb ("without reading it out", "instead of translating").
 _EXCLUDING = [("instead", "of"), ("rather", "than"), ("without",)]
 #: Commands to leave something out ("skip the summary", "leave out the reading part").
-_SKIPPING = [("leave", "out"), ("leave", "off"), ("skip",), ("forget",), ("scratch",), ("drop",), ("ditch",), ("omit",)]
+SKIPPING = [("leave", "out"), ("leave", "off"), ("skip",), ("forget",), ("scratch",), ("drop",), ("ditch",), ("omit",)]
 #: Words before a verb that make it no command ("why they shouldn't skip practice").
 _NOT_COMMANDED = {"to", "n't", "not", "never", "'ll", "will", "would", "should", "could", "can", "might", "must", "may", "'d"}
 #: Letters two words share to be one family ("reading" and "read", "translation" and "translate").
@@ -87,7 +87,7 @@ def without_unwanted(text: str) -> str:
                 doc[i + 1].pos_ in {"DET", "NOUN", "PROPN", "VERB"}) and doc[i + 1].lemma_ not in {"do", "be", "have", "even"}:
             # "Not a video, just a picture", "use its depth, not the edges"
             cut.append((i, phrase_end(doc, i + 1) + (i == 0 or doc[i - 1].text in {".", "!", "?"})))
-        elif (n := _words_at(words, i, _SKIPPING)) and doc[i].tag_ == "VB" and (i == 0 or words[i - 1] not in _NOT_COMMANDED) and (
+        elif (n := _words_at(words, i, SKIPPING)) and doc[i].tag_ == "VB" and (i == 0 or words[i - 1] not in _NOT_COMMANDED) and (
                 not any(c.dep_ == "nsubj" for c in doc[i].children)) and i + n < len(doc) and doc[i + n].pos_ in {"DET", "NOUN", "PROPN"}:
             end = phrase_end(doc, i + n)
             named = [words[j] for j in range(i + n, end)]
