@@ -389,3 +389,23 @@ def test_controller_with_a_chat_interface(tiny_cache, ctx):
     reg = build_registry(Settings(offline=True, model_cache=str(tiny_cache)), controller=FakeChatLLM())
     out = reg.run("translation", "controller", {"text": "hello world", "target_language": "French"}, ctx)
     assert out.text == "Bonjour le monde" and "controller LLM answered" in out.data["note"]
+
+
+def test_a_seeded_copy_of_a_writing_step_is_sampled(registry, ctx):
+    # the executor seeds the second of two identical steps ("two limericks about cats"): greedy
+    # decoding would write the same text twice
+    args = {"text": "the quick brown"}
+    greedy = [registry.run("text-generation", "tiny/gpt2-chat", args, ctx).text for _ in range(2)]
+    assert greedy[0] == greedy[1]
+    seeded = {s: registry.run("text-generation", "tiny/gpt2-chat", {**args, "seed": s}, ctx).text for s in (1, 2, 3)}
+    assert len(set(seeded.values()) | {greedy[0]}) > 1
+    assert registry.run("text-generation", "tiny/gpt2-chat", {**args, "seed": 2}, ctx).text == seeded[2]
+
+
+def test_a_seeded_copy_of_a_picture_step_draws_another_picture(registry, ctx):
+    from PIL import Image
+    import numpy as np
+
+    pixels = [np.asarray(Image.open(registry.run("text-to-image", "tiny/sd", {"text": "a red cat", **s}, ctx).image))
+              for s in ({}, {"seed": 1})]
+    assert pixels[0].shape == pixels[1].shape and not np.array_equal(pixels[0], pixels[1])

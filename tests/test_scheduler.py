@@ -221,3 +221,26 @@ def test_worker_pool_shutdown_releases_its_threads():
     assert names() == [] and pool.threads == 0
     with pytest.raises(RuntimeError):
         pool.submit(done.release)
+
+
+def test_copies_of_one_making_step_each_get_their_own_seed(tmp_path):
+    # "two limericks about cats, and draw a fox twice": the same step twice must not make the same thing twice
+    seen = {}
+
+    def runner(task, args, ctx):
+        seen[task.id] = args.get("seed")
+        return TaskOutput(text=f"t{task.id}")
+
+    plan = Plan([
+        Task(0, "text-generation", [], {"text": "a limerick about cats"}),
+        Task(1, "text-generation", [], {"text": "a limerick about cats"}),
+        Task(2, "text-to-image", [], {"text": "a fox"}),
+        Task(3, "text-to-image", [], {"text": "a fox"}),
+        Task(4, "text-to-image", [], {"text": "a fox"}),
+        Task(5, "text-to-image", [], {"text": "a fox", "seed": "7"}),
+        Task(6, "summarization", [], {"text": "a fox"}),
+        Task(7, "summarization", [], {"text": "a fox"}),
+    ])
+    results, _ = run(plan, runner, tmp_path)
+    assert all(r.status == "done" for r in results.values())
+    assert seen == {0: None, 1: 1, 2: None, 3: 1, 4: 2, 5: "7", 6: None, 7: None}

@@ -20,6 +20,7 @@ from ..media import MediaError, kind_of, read_text_file
 from ..task_types import ARG_KINDS, FILE_KINDS
 from .events import CancelToken, EventBus, TaskFailed, TaskFinished, TaskSkipped, TaskStarted
 from .plan import PLACEHOLDER_RE, Plan, Task, placeholder_ids
+from .variants import variant_seeds
 from .worker_pool import WorkerPool
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,7 @@ class Scheduler:
         done_q: queue.Queue = queue.Queue()
         cancel.on_cancel(lambda: done_q.put(None))
         rid = self.request_id
+        seeds = variant_seeds(plan)  # "two limericks": the second copy is written with its own seed
 
         def model_of(tid: int) -> tuple[str, str]:
             return models.get(tid, ("", ""))
@@ -115,6 +117,8 @@ class Scheduler:
             mid, where = model_of(task.id)
             try:
                 args = resolve_args(task, outputs, self.options.allowed_files)
+                if task.id in seeds:
+                    args["seed"] = seeds[task.id]
                 ctx = RunContext(output_dir, device=device, cancel=task_cancel, task_id=task.id, settings=settings)
                 out = self.runner(task, args, ctx)
                 done_q.put((task.id, out, None, time.perf_counter() - started))
