@@ -133,3 +133,62 @@ def test_it_after_a_made_picture_is_what_the_picture_shows(planner):
 def test_a_description_of_its_own_is_kept(planner):
     check = planner.plan("draw a fox in the snow, then write a poem about the winter sea")
     assert "winter sea" in _texts(check, "text-generation")[0] and "fox" not in _texts(check, "text-generation")[0]
+
+
+# --- stop 42: the kind named again, a comparison, steps in between, counts -------------------
+
+def test_another_naming_the_kind_keeps_the_first_description(planner):
+    # before: one picture, or a second one of "an image at midnight" with no desert in it
+    check = planner.plan("generate a picture of a desert at noon, and then another picture at midnight")
+    first, second = _made_twice(check, "text-to-image")
+    assert "desert" in second and "midnight" in second and "noon" not in second and "noon" in first
+
+
+def test_another_of_a_thing_named_before_is_that_thing_again(planner):
+    check = planner.plan("write a lullaby for my nephew, and another lullaby, this time for my niece")
+    first, second = _made_twice(check, "text-generation")
+    assert "nephew" in first and "niece" not in first
+    assert "lullaby" in second and "niece" in second and "nephew" not in second
+
+
+def test_one_more_with_a_comparison(planner):
+    check = planner.plan("compose a limerick about a sleepy owl. one more, funnier")
+    first, second = _made_twice(check, "text-generation")
+    assert "funnier" not in first and "funnier" in second and "owl" in second
+
+
+def test_another_after_steps_on_the_first_gets_those_steps_too(planner):
+    check = planner.plan("write a haiku about the harbour and read it aloud, then another about the lighthouse and read that one too")
+    assert tasks_of(check) == ["text-generation", "text-to-speech", "text-generation", "text-to-speech"]
+    speech = [t for t in check.plan.tasks if t.task == "text-to-speech"]
+    assert [t.args["text"] for t in speech] == ["<GENERATED>-0", "<GENERATED>-2"]
+    assert "lighthouse" in check.plan.tasks[2].args["text"] and "harbour" not in check.plan.tasks[2].args["text"]
+
+
+def test_another_translation_into_a_second_language(planner):
+    check = planner.plan("translate 'see you at the station at nine' into Spanish, then do another translation into Polish")
+    assert tasks_of(check) == ["translation", "translation"]
+    assert [t.args["target_language"] for t in check.plan.tasks] == ["Spanish", "Polish"]
+    assert all(t.args["text"] == "see you at the station at nine" for t in check.plan.tasks)
+
+
+def test_an_ordinal_inside_the_description_is_no_file(planner):
+    # "the first frost" describes the second poem; it points at no file
+    check = planner.plan("write a poem about winter, and another about the first frost")
+    first, second = _made_twice(check, "text-generation")
+    assert "first frost" in second
+
+
+def test_do_another_in_a_new_medium_is_a_new_picture_not_an_edit(planner):
+    check = planner.plan("make a picture of a heron standing in a pond, then do another one in charcoal")
+    first, second = _made_twice(check, "text-to-image")
+    assert "heron" in second and "charcoal" in second
+
+
+def test_a_preamble_before_a_colon_does_not_make_the_command_a_pasted_text(planner, tmp_path):
+    # before: the picture's prompt was "describe this photo please", read from after the colon
+    check = planner.plan("Draw a windmill at dusk. Oh and one last thing: describe this photo for me please.",
+                         attach(tmp_path, "garden.jpg"))
+    assert "image-to-text" in tasks_of(check)
+    drawn = _texts(check, "text-to-image")
+    assert drawn and "windmill" in drawn[0] and "describe" not in drawn[0]

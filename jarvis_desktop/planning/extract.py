@@ -201,3 +201,17 @@ def _subject_text(text: str, reading: RequestReading) -> str | None:
         if len(body.split()) >= 5:
             return body
     return None
+
+
+def asked_after_colon(reading: RequestReading, starts: list[int]) -> bool:
+    """Whether the words after a colon (``reading.subject``) are the request itself, given where
+    its steps were found (``starts``): a step found in their first clause, and either more steps
+    after it ("one more job, please: write a quote, create an image ...") or no verb before the
+    colon in its sentence ("oh, one more thing: caption this photo"), so nothing there asks for a
+    text to be worked on, as "imagine this: the sun sets ... can you paint it" does."""
+    at = reading.text.rfind(reading.subject) if reading.subject else -1
+    if at <= 0 or not any(at <= s < reading.clauses[reading.clause_at(at)].end for s in starts):
+        return False
+    lead = reading.sentence_of(at - 1)
+    return sum(s >= at for s in starts) >= 2 or bool(reading.tokens) and not any(
+        lead.start <= t.start < at and t.pos in ("VERB", "AUX") for t in reading.tokens)

@@ -60,8 +60,8 @@ def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:
     if any(t.pos == "AUX" for t in tokens):
         return None
     words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "DET") and t.lower not in _OPENERS]
-    while words and words[0].pos == "ADJ" and words[0].lower not in _ABOUT:
-        words = words[1:]  # "short", "funny"
+    while words and words[0].pos in ("ADJ", "NUM") and words[0].lower not in _ABOUT:
+        words = words[1:]  # "short", "funny", "two"
     if len(words) < 3 or words[1].lower not in _ABOUT:
         return None
     # the word as written names a thing whatever the parser made of it ("riddle about a teapot"

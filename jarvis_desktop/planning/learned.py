@@ -33,7 +33,7 @@ from .named_makers import (answers_commanded, answers_to_speak, captions_to_spea
                            makers_of_named_results, questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
-from .repeats import with_steps_asked_again
+from .repeats import steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
@@ -192,7 +192,8 @@ class LearnedDetector(Detector):
                                 given, self.kb.media_words, m.threshold * FALLBACK_SHARE)
         kept = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
         reading.notes += [skipped_note(label, media_input(label)) for f in found if f not in kept for label in (f[2],)]
-        found = with_steps_asked_again(kept, [v.span.text for v in views])
+        found = with_steps_asked_again(kept, [v.span.text for v in views], P)
+        found += steps_on_it_again(found, [v.span.text for v in views], P, m.threshold * CLAUSE_SHARE)
         found += self._unread_files(found, P, views, seg, reading, attachments)
         found = _compared_files_read(found, P, m.labels)
         found += _beside_speech(found, P, m, views)

@@ -19,7 +19,8 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .each import EACH_FILE_RE, EACH_RE, asks_each
-from .extract import Span, read_request
+from .counts import copies_asked
+from .extract import Span, asked_after_colon, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
@@ -124,12 +125,8 @@ class OfflinePlanner:
             return PlanCheck(Plan([], "offline", ["the request leaves its files for later; nothing was planned"]), held=True)
         if not dets:
             return _empty(NO_TASK_NOTE, reading.notes)
-        if reading.subject and (at := reading.text.rfind(reading.subject)) > 0 and sum(d.start >= at for d in dets) >= 2 and any(
-                at <= d.start < reading.clauses[reading.clause_at(at)].end for d in dets):
-            # "one more job, please: write a quote, create an image ...": steps asked from the colon
-            # on, so what follows it is the request, not a text pasted for them to work on (as
-            # "imagine this: the sun sets ... can you paint it" is)
-            reading.subject = None
+        if asked_after_colon(reading, [d.start for d in dets]):
+            reading.subject = None  # "one more thing: caption this photo": the request, not a text to work on
         pointed = file_references(reading, attachments)
         # "the second photo", "the boarding pass": read as the file's name, so each step gets the file meant
         reading.files = sorted(reading.files + pointed, key=lambda f: f.start)
@@ -273,15 +270,18 @@ class OfflinePlanner:
         if name is None:
             self._push(st, d.task, args, d.start)
             return "ok"
-        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start).id for v in inputs]
+        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start,
+                                copy=len(set(inputs)) < len(inputs)).id for v in inputs]
         return "ok"
 
     def _each_input(self, d: Detection, st: PlanState, clause: Span, args: dict[str, str]) -> tuple[str | None, list[str]]:
         """The argument and the inputs a step is asked for once each: "transcribe both", "caption
         each photo", "translate each transcript" (two or more files of its input kind, or the
         results of the step made once per file before it), "detect objects: cam1.jpg cam2.jpg"
-        (files of its kind named with it). (None, []) for a single step."""
+        (files of its kind named with it), "two limericks about cats" (copies). (None, []) for a single step."""
         r = st.reading
+        if copies := copies_asked(d.task, clause, r.tokens, args.get("text")):
+            return "text", copies
         ci = r.clause_at(d.start)
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
         scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
@@ -380,9 +380,9 @@ class OfflinePlanner:
             st.bridges[reader] = self._push(st, reader, {kind: src}, pos).id
         return st.bridges[reader]
 
-    def _push(self, st: PlanState, task: str, args: dict[str, str], pos: int) -> PlanNode:
-        same = next((n for n in st.nodes if n.task == task and n.args == args), None)
-        if same is not None:  # the same step on the same input (a reading step made earlier)
+    def _push(self, st: PlanState, task: str, args: dict[str, str], pos: int, copy: bool = False) -> PlanNode:
+        same = None if copy else next((n for n in st.nodes if n.task == task and n.args == args), None)
+        if same is not None:  # the same step on the same input (a reading step made earlier; not a copy counted)
             return same
         node = PlanNode(len(st.nodes), task, args, _outputs(task), pos)
         st.nodes.append(node)

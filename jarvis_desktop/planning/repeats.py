@@ -2,19 +2,24 @@
 one more about snow". The words after "another" ask for a second thing of the kind just made, with
 what is different about it; without them the plan made one thing from both descriptions.
 
-Grammar, not phrases: "another (one)", "one more", "a second (one)" stand for the noun the last
-making step made ("a red car" -> "car", "a picture of a castle" -> "picture"), and what follows them
-("in blue", "of a dragon", "about snow") takes the place of that thing's description.
+Grammar, not phrases: "another (one)", "one more", "a second (one)", or "another" with the kind of
+thing named again ("another image", "another toast" after a toast) stand for the thing the nearest
+making step before made, past the steps done to it ("write a poem and read it aloud, then another
+about the stars"). What follows them is how the second differs, put into the first one's
+description where its words say: a topic or a purpose in place of the first's ("about snow", "for
+kids"), a phrase like its last one in place of it ("in winter" after "in autumn"), a comparison
+before the thing ("one more, sadder"), anything else after it ("in blue", "with a lighthouse").
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..pipeline.plan import placeholder, placeholder_ids
 from .extract import FILE_RE, Span
-from .references import ORDINALS
+from .references import GIVEN_NOUNS, ORDINALS
 from .step_labels import IMAGE_MAKERS
 from .step_words import picture_prompt, prompt_text
 
@@ -32,46 +37,92 @@ _MAKING_LABELS = MAKING_STEPS | IMAGE_MAKERS
 
 #: "a second (one)", "a third": a count of the same thing, not a file pointed at ("the second")
 _ANOTHER_ORDINALS = ("second", "third", "fourth", "fifth")
-#: "another (one)", "one more", "a second (one)", after the connectives that start a step and at
-#: most a making verb ("..., then draw another of a dragon")
+#: "another (one)", "one more", "a second (one)", after the connectives that start a step, a wish or
+#: a polite question ("I'd like another ...", "could you make a second ...") and at most a making
+#: verb ("..., then draw another of a dragon"); "do another" is the same step, no verb of its own.
+#: A word after it is a kind of thing ("another image but in winter"), checked in _asked_again.
 _AGAIN_RE = re.compile(
-    r"^[\s,.;:]*(?:(?:and|also|then|now|plus|next|after that)\b[\s,]*)*"
-    r"(?P<verb>(?:please\s+)?(?:make|draw|paint|write|create|generate|do|give)\s+(?:me\s+|us\s+)?)?"
-    r"(?P<again>another(?:\s+one)?|one\s+more|an?\s+(?:" + "|".join(_ANOTHER_ORDINALS) + r")(?:\s+one)?)(?P<rest>\b.*)$",
+    r"^[\s,.;:]*(?:(?:and|also|then|now|plus|next|after\s+that|afterwards|like|oh|ok|okay|so)\b[\s,]*)*"
+    r"(?:(?:can|could|would|will)\s+you\s+(?:also\s+)?|(?:i'?d|i\s+would)\s+(?:also\s+)?(?:like|love)\s+|i\s+want\s+"
+    r"|how\s+about\s+|what\s+about\s+)?(?:please\s+)?"
+    r"(?P<verb>(?:make|draw|paint|sketch|write|compose|create|generate|give)\s+(?:me\s+|us\s+)?)?(?:do\s+)?"
+    r"(?P<again>another|one\s+more|an?\s+(?:" + "|".join(_ANOTHER_ORDINALS) + r"))(?:\s+(?P<kind>[a-z]+))?(?P<rest>\b.*)$",
     re.I | re.S,
 )
+#: Nouns a repeat may name instead of "one", and the steps that make them (None: any making step).
+#: Another noun counts only when the request named it before ("a toast for ..., and another toast").
+_KIND_STEPS: dict[str, frozenset[str] | None] = {
+    **dict.fromkeys(("image", "picture", "pic", "drawing", "painting", "sketch", "illustration"), frozenset(IMAGE_MAKERS)),
+    **dict.fromkeys(("video", "clip", "animation"), frozenset({"text-to-video"})),
+    "translation": frozenset({"translation"}),
+    **dict.fromkeys(("one", "version", "variant", "variation", "take"), None),
+}
 #: Tokens that can open the repeat inside a longer clause (where the segmenter cuts)
 _OPENERS = {"another", "one", "a", "an"}
-_CONNECTIVES = {"and", ",", "then", "now", "plus", "also", ";", "."}
+_CONNECTIVES = {"and", ",", "then", "now", "plus", "also", ";", ".", "like"}
 
 #: Words that start what is different about the second thing
 _LINKS = {"of", "about", "in", "on", "with", "but", "for", "where", "that", "which", "showing", "featuring",
           "set", "this", "like", "at", "from", "wearing", "please", "too", "as", "without", "using", "over", "under",
           "near", "by", "during", "after", "before", "inside", "outside", "across", "around", "into", "to"}
+#: Words between "another one" and what is different ("..., but in winter", "..., this time for Mark")
+_FILLERS_RE = re.compile(r"^[\s,;:]*(?:(?:but|this\s+time|only|just|though|now|maybe)\b[\s,]*)*", re.I)
+#: "one more, sadder", "another riddle but way harder": the difference is a comparison, said after
+#: a comma or "but", or with a word of degree
+_COMPARED_RE = re.compile(r"^(?:,\s*|but\s+)?(?:(?:way|much|even|slightly|somewhat|a\s+(?:bit|little|lot))\s+)?"
+                          r"(?:(?:more|less)\s+[a-z]+|[a-z]{2,}er)\b(?=[\s.!?,]*$|\s+(?:and|than|but|" + "|".join(_LINKS) + r")\b)", re.I)
 #: "... and another one from the lines of the second": the same step on another file the request
-#: gives (each file's step is found elsewhere), not a second description
-_OTHER_INPUT_RE = re.compile(r"\b(?:the|this|that|my)\s+(?:" + "|".join(ORDINALS) + r"|next|latter|former)\b", re.I)
+#: gives (each file's step is found elsewhere), not a second description; "the first snowfall" is
+#: a description
+_OTHER_INPUT_RE = re.compile(r"\b(?:the|this|that|my)\s+(?:(?:" + "|".join(ORDINALS) + r")(?=\s*(?:$|[,.;!?]|one\b|(?:"
+                             + "|".join(sorted(GIVEN_NOUNS)) + r")s?\b))|next|latter|former)\b", re.I)
 #: "another one from it", "one more like that": made from the first thing, not described anew
 _FROM_FIRST_RE = re.compile(r"\b(?:from|like|of|based on|using)\s+(?:it|that|this|them|the first(?: one)?)\b", re.I)
 
 
-def asks_again(text: str) -> bool:
-    """Whether a clause asks for another thing of the kind the step before it made."""
-    return _asked_again(text) is not None
+@dataclass
+class Again:
+    """A clause asking for another thing of a kind made before: its own making verb ("draw
+    another ..."), the kind it names ("image", "translation"; None for "one" or nothing) and what
+    is different about it ("in blue", "about snow", ", sadder")."""
+
+    verb: str | None
+    kind: str | None
+    rest: str
+
+    @property
+    def steps(self) -> frozenset[str] | None:
+        """The steps that make the kind named (None: whichever made the last thing)."""
+        return _KIND_STEPS.get(self.kind) if self.kind else None
 
 
-def _asked_again(text: str) -> re.Match | None:
-    """The "another one" at the start of a clause (groups ``verb``, ``rest``), where a description follows."""
+def asks_again(text: str, before: str = "") -> bool:
+    """Whether a clause asks for another thing of the kind the step before it made; ``before``:
+    the request's words before the clause (where the thing named again was named first)."""
+    return _asked_again(text, before) is not None
+
+
+def _asked_again(text: str, before: str = "") -> Again | None:
+    """The "another one" at the start of a clause, where a description follows."""
     m = _AGAIN_RE.match(text)
-    return m if m is not None and _looks_like_a_description(m.group("rest")) else None
+    if m is None:
+        return None
+    kind, rest = (m.group("kind") or "").lower(), m.group("rest")
+    if kind and (kind in _LINKS or kind not in _KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
+        kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
+    if not _looks_like_a_description(rest):
+        return None
+    return Again(m.group("verb"), kind or None, rest)
 
 
 def _looks_like_a_description(rest: str) -> bool:
-    """What follows "another" describes the new thing ("in blue", "of a dragon", "about snow"),
-    rather than naming a different thing ("another photo of my dog" is a file, "another language"
-    asks something else). Not nothing at all: "draw another one" would be the same step on the
-    same words, which the plan makes once (and a generator with the same seed draws the same)."""
-    words = rest.split()
+    """What follows "another" describes the new thing ("in blue", "of a dragon", "about snow", ",
+    shorter"), rather than naming a different thing ("another photo of my dog" is a file, "another
+    language" asks something else). Not nothing at all: a bare "and another one" is as often talk
+    ("one more time", "another one of my photos") as a second copy."""
+    if _COMPARED_RE.match(rest.strip()):
+        return True
+    words = _FILLERS_RE.sub("", rest).split()
     return bool(words) and words[0].lower().strip(",.!?") in _LINKS and not _OTHER_INPUT_RE.search(rest) and not FILE_RE.search(rest)
 
 
@@ -80,23 +131,47 @@ def opens_again(doc, i: int) -> bool:
     after a verb of the request ("draw a red car, and another one in blue"): the segmenter
     cuts a clause there, so each thing gets its own description."""
     t = doc[i]
-    if t.lower_ not in _OPENERS or i == 0 or doc[i - 1].lower_ not in _CONNECTIVES:
-        return False
+    if t.lower_ not in _OPENERS or i == 0 or doc[i - 1].lower_ not in _CONNECTIVES or doc[i - 1].pos_ == "VERB":
+        return False  # (not "I'd like another ...": a filler "like", not the verb)
     if t.lower_ == "one" and not (i + 1 < len(doc) and doc[i + 1].lower_ == "more"):
         return False
     if t.lower_ in ("a", "an") and not (i + 1 < len(doc) and doc[i + 1].lower_ in _ANOTHER_ORDINALS):
         return False
     if not any(tk.pos_ == "VERB" for tk in doc[:i]):
         return False
-    end = next((k for k in range(i + 1, len(doc)) if doc[k].text in (",", ";", ".", "!", "?")), len(doc))
-    return asks_again(doc[i:end].text)  # its own words: not "..., then read the second one aloud"
+    ends = [k for k in range(i + 1, len(doc)) if doc[k].text in (",", ";", ".", "!", "?")] + [len(doc)] * 2
+    before = doc[:i].text
+    # its own words: not "..., then read the second one aloud"; past a comma only a comparison or
+    # a difference said after "but", "this time"
+    # ("and one more, sadder", "and another toast, this time for Mark")
+    after = doc[ends[0]:ends[1]].text
+    return asks_again(doc[i:ends[0]].text, before) or ends[0] < len(doc) and doc[ends[0]].text == "," and bool(
+        _COMPARED_RE.match(after) or _FILLERS_RE.match(after).end() > 2) and asks_again(doc[i:ends[1]].text, before)
 
 
-def described_again(previous: Span, rest: str, tokens: list[Token]) -> str | None:
-    """The words after "another one" (``rest``: "in blue") put after the thing the ``previous``
-    clause made ("draw a red car," -> "draw a car in blue"), for the step's prompt to be cut from
-    as from any clause. ``tokens``: the request's parse, read, not made again. None when the
-    previous clause names no thing (no noun after its verb, or no parse)."""
+def described_again(previous: Span, again: Again, tokens: list[Token], base: str) -> str | None:
+    """What the thing asked for again shows or says: the first one's description (``base``, the
+    prompt the ``previous`` clause gave its step) with what ``again`` says is different put where
+    the words say ("a car in blue" after "draw a red car"; "a mountain cabin in winter" after "an
+    image of a mountain cabin in autumn"; "a sadder haiku about the ocean"). ``tokens``: the
+    request's parse, read, not made again. None when the previous clause names no thing (no
+    noun after its verb, or no parse)."""
+    rest = again.rest.strip()
+    if m := _COMPARED_RE.match(rest):  # "one more, sadder": the comparison goes before the thing
+        compared = re.sub(r"^(?:,\s*|but\s+)", "", m.group(0))
+        named = re.search(r"\s(?:" + "|".join(_LINKS) + r")\s", base, re.I)  # the thing is named before its description
+        a = re.search(r"\b(an?|the)\s+", base[: named.start() if named else len(base)], re.I)
+        lead, thing = (base[: a.start()], base[a.end():]) if a else ("", base[:1].lower() + base[1:])
+        article = "the" if a and a.group(1).lower() == "the" else "an" if compared[:1].lower() in "aeiou" else "a"
+        return f"{lead}{article} {compared} {thing}{rest[m.end():]}"
+    diff = _FILLERS_RE.sub("", rest).strip(" ,.;!?")
+    prep = diff.split()[0].lower() if diff else ""
+    if prep in ("about", "for", "of") and (k := base.lower().rfind(f" {prep} ")) >= 0:
+        return base[: k + 1] + diff  # a topic, a purpose, a subject: "about the stars", "for kids"
+    if prep == "of" and not re.match(r"of\s+(?:it|them|that|this)\b", diff, re.I):
+        return diff[3:]  # "another of a dragon" after "a red car": a dragon
+    if prep in _LINKS and (m := re.search(rf"\s{prep}\s+[\w'-]+[.!?]?$", base, re.I)):
+        return base[: m.start()] + " " + diff  # "in winter" after "... in autumn"
     toks = [t for t in tokens if previous.start <= t.start < previous.end]
     verb = next((k for k, t in enumerate(toks) if t.pos == "VERB"), -1)  # "picture of a street market." has none
     first = next((k for k, t in enumerate(toks) if k > verb and t.pos in ("NOUN", "PROPN")), None)
@@ -105,37 +180,69 @@ def described_again(previous: Span, rest: str, tokens: list[Token]) -> str | Non
     last = first
     while last + 1 < len(toks) and toks[last + 1].pos in ("NOUN", "PROPN") and toks[last + 1].dep != "pobj":
         last += 1  # "an oil painting": the whole name of the thing
+    if toks[last].lower in _KIND_STEPS and last + 1 < len(toks) and toks[last + 1].lower == "of" and prep != "of":
+        return f"{base} {diff}"  # "an image of a cabin": the cabin, with the difference
     start = first
     while start - 1 > verb and toks[start - 1].pos in ("DET", "ADJ", "NUM", "ADV"):
         start -= 1  # "a red car": what the first one was, not what the second one is
     head = toks[last].text
     article = "an" if head[:1].lower() in "aeiou" else "a"
-    return f"{previous.text[: toks[start].start - previous.start]}{article} {head} {rest.strip(' ,.;')}".strip()
+    return f"{previous.text[: toks[start].start - previous.start]}{article} {head} {diff}".strip()
 
 
-def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str]) -> list[tuple[int, int, str]]:
-    """``found`` (clause, label index, label) with the step of the clause before asked again in
-    each clause that says "another one" (its making step, or its translation, whose difference is
-    the language: "translate it into Spanish, and another one in French"; not speech, whose words
-    would be "another one"). Without a verb of its own ("..., and another in the style
-    of van gogh") the clause is that making step and nothing else, whatever its words lean to; with
-    one ("then draw another of a dragon") it gets the step when it has none. Where the model placed
-    the step on the "another" clause, the clause just before it (the first thing) gets it too."""
+def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str], P=None) -> list[tuple[int, int, str]]:
+    """``found`` (clause, label index, label) with the step asked again in each clause that says
+    "another one": the making step (or the translation, whose difference is the language:
+    "translate it into Spanish, and another one in French"; not speech, whose words would be
+    "another one") of the nearest clause before that made the kind named ("another image"), past
+    the steps on it ("write a poem and read it aloud, then another about the stars"). Without a
+    verb of its own ("..., and another in the style of van gogh") the clause is that making step
+    and nothing else, whatever its words lean to; with one ("then draw another of a dragon") it
+    gets the step when it has none. Where the model placed the step on the "another" clause only,
+    the clause before it that scores the step highest in ``P`` (clauses x labels; without ``P``
+    the clause just before) gets it too: the first thing."""
     out = list(found)
     for i, text in enumerate(texts):
-        m = _asked_again(text)
+        m = _asked_again(text, " ".join(texts[:i]))
         if i == 0 or m is None:
             continue
         mine = [f for f in out if f[0] == i]
         before = [f for f in out if f[0] < i]
-        last = [f for f in before if f[0] == max(f[0] for f in before)] if before else []
-        again = [f for f in last if f[2] in _MAKING_LABELS] or [f for f in last if len(last) == 1 and f[2] == "translation"]
-        if again and (not mine or not m.group("verb") and again[-1][2] in _MAKING_LABELS
-                      and any(f[2] not in _MAKING_LABELS for f in mine)):
+        again: list[tuple[int, int, str]] = []
+        for k in range(i - 1, -1, -1):
+            here = [f for f in before if f[0] == k]
+            again = [f for f in here if f[2] in _MAKING_LABELS] or [f for f in here if len(here) == 1 and f[2] == "translation"]
+            again = [f for f in again if m.steps is None or f[2] in m.steps]
+            if again:
+                break
+        if again and (not mine or not m.verb and again[-1][2] in _MAKING_LABELS
+                      and any(f[2] != again[-1][2] for f in mine)):
             _, j, label = again[-1]
             out = [f for f in out if f[0] != i] + [(i, j, label)]
-        elif not before and mine:
-            out.append((i - 1, mine[0][1], mine[0][2]))
+        elif (made := [f for f in mine if f[2] in _MAKING_LABELS | {"translation"}]) and not any(f[2] == made[0][2] for f in before):
+            # the model placed the step on the second thing: the first, in the clause before that
+            # scores it highest ("translate '...' into French and read it out. Then another
+            # translation into Portuguese"), gets it too
+            k = i - 1 if P is None else int(P[:i, made[0][1]].argmax())
+            out.append((k, made[0][1], made[0][2]))
+    return out
+
+
+def steps_on_it_again(found: list[tuple[int, int, str]], texts: list[str], P, bar: float) -> list[tuple[int, int, str]]:
+    """Steps for a clause right after "another one ..." that asks again what was done to the first
+    thing ("write a poem about the moon and read it aloud, then another about the stars and read
+    that one too"): of the steps found between the first thing and the second, the one the clause
+    scores highest in ``P`` (clauses x labels), when at least ``bar``. The step finder places each
+    step once per request, so without this the second reading is lost."""
+    out = []
+    for i, text in enumerate(texts[:-1]):
+        mine = [f for f in found if f[0] == i and f[2] in _MAKING_LABELS | {"translation"}]
+        if i == 0 or not mine or any(f[0] == i + 1 for f in found) or not _asked_again(text, " ".join(texts[:i])):
+            continue
+        first = max((f[0] for f in found if f[0] < i and f[2] == mine[0][2]), default=None)
+        between = {(j, label) for k, j, label in found if first is not None and first < k < i and label not in _MAKING_LABELS}
+        if between and P[i + 1, (best := max(between, key=lambda f: P[i + 1, f[0]]))[0]] >= bar:
+            out.append((i + 1, *best))
     return out
 
 
@@ -145,27 +252,28 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
     not the first thing itself nor the clause's bare words ("another one in blue"); for a
     translation, what the first one translated. None where the clause does not ask again, quotes
     its words, or works on another step's result."""
-    m = _asked_again(clause.text)
-    if m is None or any(clause.start <= q.start < clause.end for q in st.reading.quotes):
+    r = st.reading
+    m = _asked_again(clause.text, r.text[: clause.start])
+    if m is None or any(clause.start <= q.start < clause.end for q in r.quotes):
         return None
     first = next((n for n in reversed(st.nodes) if n.task == task), None)
-    if first is None or current is not None and placeholder_ids(current) and current != placeholder(first.id):
+    if first is None:
         return None
     if task not in MAKING_STEPS:
         # "translate letter.txt to Italian. one more in Portuguese": the letter again, not the Italian
         return first.args.get("text") if current == placeholder(first.id) else None
-    if _FROM_FIRST_RE.search(m.group("rest")):
+    if _FROM_FIRST_RE.search(m.rest):
         return None
-    r = st.reading
     # the thing first described, not another "another" ("..., another of snow, and one more over a lake")
-    asked = [r.clauses[r.clause_at(n.pos)] for n in reversed(st.nodes) if n.task == task]
-    described = next((c for c in asked if not asks_again(c.text)), None)
-    if described is None:
+    asked = [(n, r.clauses[r.clause_at(n.pos)]) for n in reversed(st.nodes) if n.task == task]
+    described = next(((n, c) for n, c in asked if not asks_again(c.text, r.text[: c.start])), None)
+    if described is None or not (base := described[0].args.get("text")) or placeholder_ids(base):
         return None
-    words = described_again(described, m.group("rest"), r.tokens)
+    words = described_again(described[1], m, r.tokens, base)
     if words is None:
         return None
-    return picture_prompt(words) if task in ("text-to-image", "text-to-video") else prompt_text(words)
+    words = picture_prompt(words) if task in ("text-to-image", "text-to-video") else prompt_text(words)
+    return words[:1].lower() + words[1:] if base[:1].islower() else words  # as the first one's was written
 
 
 #: A description that only points at something ("of it too", "about that", "the same thing").

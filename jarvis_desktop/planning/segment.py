@@ -80,7 +80,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         cuts.add(sent.start_char)
     for t in doc:
         if t.pos_ in _VERBS and t.dep_ == "conj" and t.i > t.head.i and (
-                t.head.pos_ in ("VERB", "AUX") or commands and _command_as_noun(t.head)):
+                t.head.pos_ in ("VERB", "AUX") or commands and (_command_as_noun(t.head) or opens_again(doc, t.head.i))):
+            # (a verb after "..., then another about the stars" is a step of its own: "and read that one too")
             # the coordinator (and/or/then) between the two verbs opens the new clause
             between = [c for c in t.head.children if c.dep_ in ("cc", "punct") and t.head.i < c.i < t.i]
             left = min([t.left_edge.i] + [c.i for c in between if c.dep_ == "cc"])
@@ -108,7 +109,10 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             cuts.add(t.idx)  # "caption a.jpg, depth of b.jpg": a step on each file
         elif commands and opens_again(doc, t.i):
             # "draw a red car, and another one in blue": a second thing, with its own description
-            cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ not in (",", ";", ".") else t.idx)
+            k = t.i - 1
+            while k > 0 and doc[k - 1].lower_ in ("and", "then", "also", "now", "plus"):
+                k -= 1  # "..., and then another toast": the connectives open the new clause
+            cuts.add(doc[k].idx if doc[k].lower_ not in (",", ";", ".") else t.idx)
         elif commands and _numbers_a_command(doc, t.i):
             start = doc[t.i - 1].idx if t.i > 0 and doc[t.i - 1].text == "(" else t.idx
             cuts.add(start)
