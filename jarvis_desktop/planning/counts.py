@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..pipeline.plan import placeholder_ids
 from .imperatives import WRITINGS
+from .repeats import KIND_STEPS, MAKING_STEPS
 
 if TYPE_CHECKING:
     from .extract import Span
@@ -23,25 +24,21 @@ if TYPE_CHECKING:
 
 #: The most copies one request makes (a larger count is a list inside one answer, or a typo)
 MAX_COPIES = 5
-#: Steps that make a new thing from a description
-COUNTED_STEPS = frozenset({"text-to-image", "text-to-video", "text-generation"})
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
 #: Units a number measures one thing in
 _MEASURES = {"second", "sec", "minute", "min", "hour", "line", "word", "sentence", "paragraph", "page", "verse",
              "stanza", "part", "panel", "frame", "step", "chapter", "syllable", "character", "inch", "pixel", "px", "k"}
-#: Things made one per run: pieces of writing, pictures, clips (not facts or reasons, which are
-#: parts of one answer)
-COUNTED_THINGS = (WRITINGS - {"fact", "rhyme"}) | {
+#: Things made one per run: pieces of writing, pictures, clips, versions (not facts or reasons,
+#: which are parts of one answer, nor translations, of which a second is into another language)
+COUNTED_THINGS = (WRITINGS - {"fact", "rhyme"}) | (set(KIND_STEPS) - {"one", "translation"}) | {
     "tagline", "slogan", "tweet", "post", "name", "title", "headline", "intro", "caption", "email", "motto",
-    "version", "variation", "variant", "alternative", "option", "draft",
-    "picture", "image", "drawing", "painting", "sketch", "illustration", "logo", "design", "poster", "icon",
-    "wallpaper", "avatar", "video", "clip", "animation"}
+    "alternative", "option", "draft", "logo", "design", "poster", "icon", "wallpaper", "avatar"}
 
 
 def copies_asked(task: str, clause: Span, tokens: list[Token], text: str | None) -> list[str] | None:
     """The descriptions of the things ``clause`` counts, one per copy ("a limerick about cats"
     twice for "two limericks about cats"), from the step's ``text``; None when it asks for one."""
-    if task not in COUNTED_STEPS or not text or placeholder_ids(text):
+    if task not in MAKING_STEPS or not text or placeholder_ids(text):
         return None
     toks = [t for t in tokens if clause.start <= t.start < clause.end]
     verb = next((k for k, t in enumerate(toks) if t.pos == "VERB" and t.tag in ("VB", "VBP")), -1)

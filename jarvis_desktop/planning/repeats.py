@@ -34,6 +34,7 @@ ASKED_AGAIN_STEPS = MAKING_STEPS | {"translation"}
 #: ... and the step finder's labels for them: a picture described with no photo given is found as
 #: an edit or a guided generation first, and becomes a text-to-image step later
 _MAKING_LABELS = MAKING_STEPS | IMAGE_MAKERS
+_ASKED_AGAIN_LABELS = _MAKING_LABELS | {"translation"}
 
 #: "a second (one)", "a third": a count of the same thing, not a file pointed at ("the second")
 _ANOTHER_ORDINALS = ("second", "third", "fourth", "fifth")
@@ -51,7 +52,7 @@ _AGAIN_RE = re.compile(
 )
 #: Nouns a repeat may name instead of "one", and the steps that make them (None: any making step).
 #: Another noun counts only when the request named it before ("a toast for ..., and another toast").
-_KIND_STEPS: dict[str, frozenset[str] | None] = {
+KIND_STEPS: dict[str, frozenset[str] | None] = {
     **dict.fromkeys(("image", "picture", "pic", "drawing", "painting", "sketch", "illustration"), frozenset(IMAGE_MAKERS)),
     **dict.fromkeys(("video", "clip", "animation"), frozenset({"text-to-video"})),
     "translation": frozenset({"translation"}),
@@ -93,7 +94,7 @@ class Again:
     @property
     def steps(self) -> frozenset[str] | None:
         """The steps that make the kind named (None: whichever made the last thing)."""
-        return _KIND_STEPS.get(self.kind) if self.kind else None
+        return KIND_STEPS.get(self.kind) if self.kind else None
 
 
 def asks_again(text: str, before: str = "") -> bool:
@@ -108,7 +109,7 @@ def _asked_again(text: str, before: str = "") -> Again | None:
     if m is None:
         return None
     kind, rest = (m.group("kind") or "").lower(), m.group("rest")
-    if kind and (kind in _LINKS or kind not in _KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
+    if kind and (kind in _LINKS or kind not in KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
         kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
     if not _looks_like_a_description(rest):
         return None
@@ -180,7 +181,7 @@ def described_again(previous: Span, again: Again, tokens: list[Token], base: str
     last = first
     while last + 1 < len(toks) and toks[last + 1].pos in ("NOUN", "PROPN") and toks[last + 1].dep != "pobj":
         last += 1  # "an oil painting": the whole name of the thing
-    if toks[last].lower in _KIND_STEPS and last + 1 < len(toks) and toks[last + 1].lower == "of" and prep != "of":
+    if toks[last].lower in KIND_STEPS and last + 1 < len(toks) and toks[last + 1].lower == "of" and prep != "of":
         return f"{base} {diff}"  # "an image of a cabin": the cabin, with the difference
     start = first
     while start - 1 > verb and toks[start - 1].pos in ("DET", "ADJ", "NUM", "ADV"):
@@ -219,7 +220,7 @@ def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str], 
                       and any(f[2] != again[-1][2] for f in mine)):
             _, j, label = again[-1]
             out = [f for f in out if f[0] != i] + [(i, j, label)]
-        elif (made := [f for f in mine if f[2] in _MAKING_LABELS | {"translation"}]) and not any(f[2] == made[0][2] for f in before):
+        elif (made := [f for f in mine if f[2] in _ASKED_AGAIN_LABELS]) and not any(f[2] == made[0][2] for f in before):
             # the model placed the step on the second thing: the first, in the clause before that
             # scores it highest ("translate '...' into French and read it out. Then another
             # translation into Portuguese"), gets it too
@@ -236,7 +237,7 @@ def steps_on_it_again(found: list[tuple[int, int, str]], texts: list[str], P, ba
     step once per request, so without this the second reading is lost."""
     out = []
     for i, text in enumerate(texts[:-1]):
-        mine = [f for f in found if f[0] == i and f[2] in _MAKING_LABELS | {"translation"}]
+        mine = [f for f in found if f[0] == i and f[2] in _ASKED_AGAIN_LABELS]
         if i == 0 or not mine or any(f[0] == i + 1 for f in found) or not _asked_again(text, " ".join(texts[:i])):
             continue
         first = max((f[0] for f in found if f[0] < i and f[2] == mine[0][2]), default=None)
