@@ -59,3 +59,16 @@ def test_a_number_that_measures_the_thing_is_one_thing(planner, request_text, ta
 def test_parts_of_one_text_are_one_text(planner):
     check = planner.plan("write three paragraphs about the history of tea")
     assert tasks_of(check) == ["text-generation"]
+
+
+def test_them_after_copies_is_each_copy(planner):
+    # before: only the last riddle was spoken
+    check = planner.plan("write two riddles about the moon and read them out loud")
+    assert tasks_of(check) == ["text-generation", "text-generation", "text-to-speech", "text-to-speech"]
+    assert [t.args["text"] for t in check.plan.tasks[2:]] == ["<GENERATED>-0", "<GENERATED>-1"]
+
+
+def test_one_copy_named_is_that_copy_alone(planner):
+    check = planner.plan("write two riddles about the moon and read the second one out loud")
+    assert tasks_of(check) == ["text-generation", "text-generation", "text-to-speech"]
+    assert check.plan.tasks[2].args["text"] == "<GENERATED>-1"

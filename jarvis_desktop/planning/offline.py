@@ -19,7 +19,7 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .each import EACH_FILE_RE, EACH_RE, asks_each
-from .counts import copies_asked
+from .counts import copies_asked, copies_read
 from .extract import Span, asked_after_colon, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
@@ -282,6 +282,8 @@ class OfflinePlanner:
         r = st.reading
         if copies := copies_asked(d.task, clause, r.tokens, args.get("text")):
             return "text", copies
+        if read := copies_read(st, args, clause.text):  # "... and read them aloud": each copy
+            return read
         ci = r.clause_at(d.start)
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
         scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
