@@ -273,3 +273,13 @@ def test_files_left_for_later_are_kept_and_nothing_runs(assistant, tmp_path):
     db = sqlite3.connect(assistant.settings.db_path)
     saved = db.execute("select text from requests where id = ?", [result.request_id]).fetchone()[0]
     assert saved == "here's the meeting recording for later, nothing to do yet"
+
+
+def test_copies_that_fail_alike_are_told_once(assistant):
+    """'write two limericks' plans two copies of one step; with the writing model not in the cache
+    both fail with the same message, and the answer says it once, for both, not twice over."""
+    result = assistant.ask("write two limericks about a sleepy cat")
+    assert [t.task for t in result.plan.tasks] == ["text-generation", "text-generation"]
+    assert [r.status for r in result.results.values()] == ["failed", "failed"]
+    assert result.answer.count("failed") == 1 and "The 2 text generation steps with" in result.answer
+    assert "jarvis models pull" in result.answer  # what to do about it

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Callable, Iterator
 
 from ..llm.base import Controller, ControllerError
@@ -47,10 +48,17 @@ def compose_answer(plan: Plan, choices: dict[int, Choice], results: dict[int, Ta
 def compose_sentences(plan: Plan, choices: dict[int, Choice], results: dict[int, TaskResult]) -> Iterator[str]:
     """The composer's account one task at a time, first task first: a caller that speaks can
     send the first sentence to speech before the rest is written."""
+    def model_of(t, r) -> str:
+        choice = choices.get(t.id)
+        return (r.model_id if r and r.model_id else None) or (choice.model_id if choice else "") or "no model"
+
+    # copies of one step that fail alike ("two limericks" with the model missing) are told once
+    failures = Counter((t.task, model_of(t, r), _error_of(t, r)) for t in plan.tasks
+                       if (r := results.get(t.id)) is not None and r.status == "failed")
+    told: set[tuple[str, str, str]] = set()
     for t in plan.tasks:
         r = results.get(t.id)
-        choice = choices.get(t.id)
-        model = (r.model_id if r and r.model_id else None) or (choice.model_id if choice else "") or "no model"
+        model = model_of(t, r)
         label = t.task.replace("-", " ")
         if r is None or r.status == "cancelled":
             yield f"The {label} step was cancelled."
@@ -67,11 +75,18 @@ def compose_sentences(plan: Plan, choices: dict[int, Choice], results: dict[int,
                 sentence += ("" if sentence.endswith((".", '."')) else ".") + " Saved to " + " and ".join(files)
             yield sentence if sentence.endswith((".", "!", "?", '."', '!"', '?"')) else sentence + "."
         elif r.status == "failed":
-            error = r.error[len(t.task) + 2:] if r.error.startswith(f"{t.task}: ") else r.error
-            error = error.strip()
-            yield f"The {label} step with {model} failed: {error if error.endswith(('.', '!', '?')) else error + '.'}"
+            key = (t.task, model, error := _error_of(t, r))
+            if key not in told:
+                told.add(key)
+                steps = f"{failures[key]} {label} steps" if failures[key] > 1 else f"{label} step"
+                yield f"The {steps} with {model} failed: {error if error.endswith(('.', '!', '?')) else error + '.'}"
         else:
             yield f"The {label} step was skipped because its input failed."
+
+
+def _error_of(t, r: TaskResult) -> str:
+    """A failed task's message without the task name it starts with."""
+    return (r.error[len(t.task) + 2:] if r.error.startswith(f"{t.task}: ") else r.error).strip()
 
 
 def capabilities_answer(local_tasks: list[str], reason: str = "") -> str:
