@@ -139,6 +139,7 @@ class HostedBackend:
 
     def _run(self, task: str, m: str, args: dict[str, Any], ctx: RunContext) -> TaskOutput:
         text = str(args.get("text") or "")
+        seeded = {"seed": int(args["seed"])} if args.get("seed") else {}  # a copy of a step: its own take
         model = None if self.settings.hosted_base_url else m
         call = lambda fn: self._call(task, m, fn, ctx)  # noqa: E731
 
@@ -184,8 +185,7 @@ class HostedBackend:
             reply = r.choices[0].message.content or ""
             return TaskOutput(text=reply, data={"generated_text": reply})
         if task in ("text-generation", "text2text-generation"):
-            seed = {"seed": int(args["seed"]), "do_sample": True} if args.get("seed") else {}  # a copy of a step: its own take
-            r = call(lambda c: c.text_generation(text, model=model, max_new_tokens=256, **seed))
+            r = call(lambda c: c.text_generation(text, model=model, max_new_tokens=256, **seeded, **({"do_sample": True} if seeded else {})))
             return TaskOutput(text=str(r), data={"generated_text": str(r)})
         if task == "sentence-similarity":
             other = str(args.get("text2") or args.get("context") or "")
@@ -244,14 +244,14 @@ class HostedBackend:
             from .drawing import save_image
 
             if task == "text-to-image":
-                img = call(lambda c: c.text_to_image(text, model=model, **({"seed": int(args["seed"])} if args.get("seed") else {})))
+                img = call(lambda c: c.text_to_image(text, model=model, **seeded))
             else:
                 data = image_bytes()
                 img = call(lambda c: c.image_to_image(data, prompt=text or None, model=model))
             path = save_image(img, ctx, "image" if task == "text-to-image" else "edited")
             return TaskOutput(text=f"Image saved to {path.name}", image=path, data={"size": list(img.size)})
         if task == "text-to-video":
-            blob = call(lambda c: c.text_to_video(text, model=model, **({"seed": int(args["seed"])} if args.get("seed") else {})))
+            blob = call(lambda c: c.text_to_video(text, model=model, **seeded))
             path = ctx.output_path("video", ".mp4")
             path.write_bytes(blob)
             return TaskOutput(text=f"Video saved to {path.name}", video=path)

@@ -88,9 +88,10 @@ def generate(backend, task: str, info: ModelInfo, args: dict[str, Any], device: 
         pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
         # a copy of a step ("two limericks about cats") has a seed: sampled, so each copy differs;
         # otherwise greedy, so the same request writes the same text
-        sampling = {"do_sample": True, "top_p": 0.9, "temperature": 0.8} if args.get("seed") else {"do_sample": False}
-        if args.get("seed"):
-            torch.manual_seed(int(args["seed"]))
+        seed = int(args.get("seed") or 0)
+        sampling = {"do_sample": True, "top_p": 0.9, "temperature": 0.8} if seed else {"do_sample": False}
+        if seed:
+            torch.manual_seed(seed)
         with torch.inference_mode():
             out = model.generate(**enc, max_new_tokens=new_tokens, pad_token_id=pad, **sampling)
         ids = out[0] if seq2seq else out[0, enc["input_ids"].shape[1]:]
