@@ -20,6 +20,7 @@ AGAIN_SET = ROOT / "bench" / "data" / "dev_again.jsonl"
 REPAIRS_SET = ROOT / "bench" / "data" / "dev_repairs.jsonl"
 ORDER_SET = ROOT / "bench" / "data" / "dev_order.jsonl"
 MORE_SET = ROOT / "bench" / "data" / "dev_more.jsonl"
+DICTATED_SET = ROOT / "bench" / "data" / "dev_dictated.jsonl"
 
 #: Recorded when the floor was set: 37/41 exact (90.2%), 2 empty, node F1 94.6, edge F1 95.2, spoken 5/5.
 FLOOR = {"exact_rate": 85.0, "empty_needed": 2, "node_f1": 90.0, "edge_f1": 90.0, "spoken_ok": 5}
@@ -87,6 +88,16 @@ def test_more_of_the_same_stays_above_its_floor():
     s = _scores(MORE_SET)
     assert s.n == 40
     assert s.exact_rate >= 72.5 and s.f1("edge") >= 70.0, (s.exact_rate, s.f1("edge"))
+
+
+def test_requests_as_dictated_stay_above_their_floor():
+    """"hey jarvis, um, can you, can you draw ...", "say quote ... end quote", "is this spam, it says
+    ..." (dev_dictated.jsonl, 40 requests by an author who had not seen the planner, scored 36/40
+    exact and arg-value F1 47.9 blind, then read while building planning/as_written.py): recorded
+    38/40 exact, arg-value F1 62.7. The arguments are the point here: the talk kept out of them."""
+    s = _scores(DICTATED_SET)
+    assert s.n == 40
+    assert s.exact_rate >= 90.0 and s.f1("arg_value") >= 58.0, (s.exact_rate, s.f1("arg_value"))
 
 
 def test_corrections_and_declined_steps_stay_above_their_floor():

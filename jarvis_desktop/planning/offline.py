@@ -27,6 +27,7 @@ from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missin
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, quote_reference
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
+from .as_written import as_written
 from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
@@ -97,7 +98,7 @@ class OfflinePlanner:
         French") works on."""
         attachments = list(attachments or [])
         try:
-            meant = as_meant(request) if isinstance(request, str) else None  # "draw a cat, no wait, a dog"
+            meant = as_meant(as_written(request)) if isinstance(request, str) else None  # "hey jarvis, draw a cat, no wait, a dog"
             check = self._plan(meant.text if meant else request, attachments, previous_answer)
             check.corrected = meant.note() if meant else None
             return check

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import parse
+from .as_written import HESITATION
 from .extract import FILE_RE, quoted_spans
 from .time_order import in_time_order
 from .unwanted import SKIPPING, phrase_end, tidy, without_unwanted
@@ -29,7 +30,7 @@ from .unwanted import SUBJECTS as _SUBJECTS
 _MAYBE = re.compile(r"\b(?:no+\s*,?\s*wait|wait\s*,?\s*no|hang on|hold on|sorry|i mean|i meant|or rather|correction|rephrase|"
                     r"my (?:bad|mistake)|o+ps|whoops|no+\s*,?\s*no|(?:scratch|strike|forget|cancel|ignore) (?:that|it)|never mind|"
                     r"no(?:pe)?\s+(?:the|a|an|my|this|that|into|in|to|on|for|with)\b)\b"
-                    r"|(?:[,.;:!?\u2026\u2014-]|\b(?:u+m+|u+h+|er+m?|hm+))\s*(?:actually|no|nope|wait|rather|make that|change (?:that|it) to)\b", re.I)
+                    rf"|(?:[,.;:!?\u2026\u2014-]|\b{HESITATION})\s*(?:actually|no|nope|wait|rather|make that|change (?:that|it) to)\b", re.I)
 
 #: Word sequences of an interregnum. Strong ones mark a correction wherever they stand; weak ones
 #: ("actually", "no", "make that") only after a pause (punctuation or a filler), since "can you
@@ -43,7 +44,7 @@ _WEAK = [("actually",), ("no",), ("nope",), ("wait",), ("rather",), ("correction
 #: Words an interregnum may go on with, never open ("make it" opens many plain requests).
 _ONLY_AFTER = [("make", "it"), ("it", "'s"), ("it", "is")]
 #: Sounds of hesitation: a pause, like a comma.
-_HESITATIONS = {"um", "umm", "uh", "uhh", "er", "erm", "hmm", "hm"}
+_HESITATION_RE = re.compile(HESITATION, re.I)
 #: Words said inside an interregnum that are no part of one alone.
 _SOFT = {"oh", "ah", "well", "ok", "okay", "like", "so"}
 _QUOTE_MARKS = {'"', "\u201c", "'", "\u2018"}
@@ -139,7 +140,7 @@ def _interregnum(doc: Any, words: list[str], i: int, quoted: list[tuple[int, int
     while k < len(doc):
         if doc[k].text in _QUOTE_MARKS:
             break  # 'make that "eleven"': the alteration is a quotation
-        if words[k] in _HESITATIONS or doc[k].is_punct and k > i:
+        if _HESITATION_RE.fullmatch(words[k]) or doc[k].is_punct and k > i:
             paused = True
             k += 1
             continue

@@ -35,7 +35,7 @@ def asks_for_speech(toks: list) -> bool:
             # sound to hear ("I want to hear this song without the noise")
             if not any(w in _SOUNDS or kind_of(w) == "audio" for w in lows[k + 1:k + 4]):
                 return True
-        if t.lemma == "read" and t.pos in ("VERB", ""):
+        if t.lemma == "read" and t.pos in ("VERB", "") and t.tag != "VBZ":  # not "the sign reads me and him was ..."
             rest = lows[k + 1:k + 8]
             if rest[:1] and rest[0] in RECIPIENTS or "back" in rest[:3]:
                 return True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .as_written import HESITATION
 from .detect import QUESTION_START_RE, named_control_map
 from .extract import FILE_RE, Span
 
@@ -47,7 +48,9 @@ _INLINE_SUBJECT_RE: dict[str, re.Pattern] = {
         r"|say|speak|read(?:\s+out)?|(?:how\s+(?:do|would|should|can)\s+(?:you|i|we|one)\s+)?pronounce|voice|narrate|announce)\s+(?:(?:the\s+)?(?:words?|sentence|phrase|text|following)\s+)?"
         r"(?P<s>.+?)(?:\s+(?:out\s+loud|aloud|for\s+me|please|in\s+a\s+\w+\s+voice))*[.!]?$", re.I | re.S),
     "translation": re.compile(
-        r"^(?:translate|say|how\s+(?:do|would|could|can|should|does)\s+(?:i|you|we|one|someone)\s+say)\s+(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)[.!?]?$", re.I | re.S),
+        r"^(?:translate|say|turn|put|change|convert|how\s+(?:do|would|could|can|should|does)\s+(?:i|you|we|one|someone)\s+say)\s+"
+        r"(?:(?:the\s+)?(?:words?|sentence|phrase|text)\s+)?(?P<s>.+?)(?:\s+(?:from\s+\w+\s+)?(?:in|into|to)\s+[A-Z]\w+)"
+        r"(?:\s+(?:please|for\s+me))*[.!?]?$", re.I | re.S),
     "summarization": re.compile(r"^(?:summari[sz]e|shorten|condense|sum\s+up)\s+(?P<s>.+)$", re.I | re.S),
     "text-classification": re.compile(
         r"^(?:what\s+is\s+the\s+(?:sentiment|mood|tone)\s+of|classify|(?:analy[sz]e|detect)\s+the\s+(?:sentiment|mood|tone)\s+of)\s+(?P<s>.+?)[?.!]?$", re.I | re.S),
@@ -68,7 +71,7 @@ def inline_subject(task: str, text: str) -> str:
     pattern = _INLINE_SUBJECT_RE.get(task)
     m = pattern.match(s.strip()) if pattern else None
     if m:
-        subject = m.group("s").strip(" ,;")
+        subject = _HESITATION_RE.sub("", m.group("s")).strip(" ,;")  # "translate uh good morning into French"
         if subject and subject.lower() not in _POINTERS:
             return subject[0].upper() + subject[1:] if task != "text-to-speech" else subject
     return s
@@ -165,9 +168,7 @@ def question_without(question: str, passage: str) -> str:
 
 #: Words for the thing made that say nothing of what it shows ("a picture of", "a short video of")
 _MEDIUM = r"(?:picture|image|pic|img|photo|photograph|snapshot|video|vid|clip|animation|gif|render(?:ing)?|artwork|wallpaper)s?"
-#: the sounds of a speaker thinking ("um", "uh", "erm")
-_HESITATION = r"(?:um+|uh+|er+m?)"
-_FILLER = r"(?:(?:like|" + _HESITATION + r"|maybe|just|basically|kinda|sort of)\b[\s,]*)*"
+_FILLER = r"(?:(?:like|" + HESITATION + r"|maybe|just|basically|kinda|sort of)\b[\s,]*)*"
 #: "img: sunset over lavender fields", "a picture of X", "an image showing X": the subject after it
 _DEPICTS_RE = re.compile(r"\b" + _MEDIUM + r"(?:\s*:\s*|\s+(?:of|showing|depicting|that shows)[\s,]+)" + _FILLER, re.I)
 #: "draw me a dragon", "make a gentle painting of ...": the verb of making before the thing to
@@ -221,7 +222,7 @@ _WHERE_ASKED_RE = re.compile(r"[\s,]+(?:on|in|from|of|according to)\s+(?:(?:this
 _SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)"
                              r"(?:\s+(?:it|that|me|us|the\s+\w+|out\s+loud|aloud|to\s+me|back|for\s+me))+\s*$", re.I)
 _LEADING_FILE_RE = re.compile(r"^(?:" + FILE_RE.pattern + r")\s*[-:,]?\s+", re.I)
-_HESITATION_RE = re.compile(r"\b" + _HESITATION + r"\b[\s,]*", re.I)
+_HESITATION_RE = re.compile(r"\b" + HESITATION + r"\b[\s,]*", re.I)
 _COMMAND_RE = re.compile(r"(?:" + "|".join(ASKING_VERBS) + r"|list|describe|identify|detect|name|show|read|spot|label|caption|"
                          r"explain|examine|analy[sz]e|interpret|summari[sz]e|translate|help|look)\b", re.I)
 _LOOK_UP_RE = re.compile(r"^(?:find|get|check|look up|give me|tell me)\s+(?=the\s)", re.I)
@@ -229,12 +230,12 @@ _LOOK_UP_RE = re.compile(r"^(?:find|get|check|look up|give me|tell me)\s+(?=the\
 
 def tidy_question(question: str) -> str:
     """A question about a photo or document as its reader takes it best: without fillers ("what's
-    the, uh, the deadline"), where to look ("... on this receipt"), or a later step's words ("...,
+    the, uh, deadline"; as_written took the stumbles out), where to look ("... on this receipt"), or a later step's words ("...,
     read it to me"); a thing named alone asked for ("total", "find the due date") as "what is ...".
     The question unchanged when nothing is left of it."""
     q = _HESITATION_RE.sub("", question).strip()
     asked = q.endswith("?")
-    q = re.sub(r"\b(the|a|an)\s*,?\s+\1\b", r"\1", q.rstrip(" ?.!"), flags=re.I)
+    q = q.rstrip(" ?.!")
     q = re.sub(r"^(what|where|when|who|how)s\b", r"\1's", q, flags=re.I)  # "whats the total"
     q = _LEADING_FILE_RE.sub("", q)  # "invoice_0419.png - amount owed"
     for rx in (_SPEAK_AFTER_RE, _WHERE_ASKED_RE, _SPEAK_AFTER_RE):
