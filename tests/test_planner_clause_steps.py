@@ -485,6 +485,22 @@ def test_media_to_play_is_no_speech(request_text):
     assert tasks_of(OfflinePlanner().plan(request_text, [])) == []
 
 
+@pytest.mark.parametrize("request_text", ["read me my latest texts", "read out my to-do list please", "read the football news",
+                                          "record an audio memo", "hey jarvis, make a voice note"])
+def test_speech_with_no_words_to_speak_is_not_planned(request_text):
+    """Messages, mail, lists and the news live on the phone or the web, which the assistant cannot
+    reach, and a voice memo with nothing said for it is one the user would record: no words to
+    speak (before, speech said "my latest texts" or "record an audio memo" aloud). The chat answers."""
+    assert tasks_of(OfflinePlanner().plan(request_text, [])) == []
+
+
+def test_what_the_user_gives_is_read_whatever_it_is_called(tmp_path):
+    check = OfflinePlanner().plan("read out my shopping list", attach(tmp_path, "list.txt"))
+    assert tasks_of(check) == ["text-to-speech"]
+    check = OfflinePlanner().plan("record a voice memo saying the plumber comes at noon", [])
+    assert tasks_of(check) == ["text-to-speech"] and check.plan.tasks[0].args["text"] == "the plumber comes at noon"
+
+
 def test_what_is_played_after_words_are_made_is_speech():
     assert tasks_of(OfflinePlanner().plan("write a short rhyme and play it for me", [])) == ["text-generation", "text-to-speech"]
 

@@ -38,7 +38,8 @@ from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
 from .speech_asked import QUESTION_WORDS
-from .speech_steps import spoken_readings, without_playback, without_speech_asked_about, without_unasked_speech
+from .speech_steps import (spoken_readings, without_nothing_to_speak, without_playback, without_speech_asked_about,
+                           without_unasked_speech)
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
@@ -208,6 +209,8 @@ class LearnedDetector(Detector):
         found = _without_declined(found, views, m, seg)
         found = without_speech_asked_about(found, views, seg)
         found = without_playback(found, views, seg)
+        found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
+                                                                or reading.previous_answer))
         if any(label == "text-to-speech" for _, _, label in found):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
             found = questions_not_captions(found, P, m.labels, views, given, reading)
