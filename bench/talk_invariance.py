@@ -39,7 +39,7 @@ FORMS = {
     "okay so, uh, ...": lambda r: f"okay so, uh, {r}",
     "hi there! ...": lambda r: f"hi there! {r}",
     "stumble": _stumbled,
-    "..., thanks jarvis": lambda r: f"{r.rstrip('.!?')}, thanks jarvis",
+    "..., thanks jarvis": lambda r: f"{r} thanks jarvis" if r.rstrip().endswith(("?", "!", ".")) else f"{r}, thanks jarvis",
 }
 
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", nargs="*", default=DEFAULT_SETS)
     args = ap.parse_args(argv)
     from jarvis_desktop.planning.offline import OfflinePlanner
-    from jarvis_desktop.planning.plan_metrics import PlanScores
+    from jarvis_desktop.planning.plan_metrics import exact as exactly_right
 
     rows = [json.loads(line) for f in args.data for line in (ROOT / f).read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if not r.get("previous_answer")]  # a second turn is said after an answer, not opened
@@ -67,11 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         plain = row["request"][:1].lower() + row["request"][1:]
         base = planned(plain, row)
-        exact["plain"] += PlanScores().add(base, row["plan"] or [])
+        exact["plain"] += exactly_right(base, row["plan"] or [])
         for name, form in FORMS.items():
             said = planned(form(plain), row)
             kept[name] += _shape(said) == _shape(base)
-            exact[name] += PlanScores().add(said, row["plan"] or [])
+            exact[name] += exactly_right(said, row["plan"] or [])
     n = len(rows)
     print(f"{n} requests from {', '.join(Path(f).name for f in args.data)}")
     print(f"{'said as':22} {'plan kept':>10} {'exact':>8}")

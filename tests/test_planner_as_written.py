@@ -33,6 +33,8 @@ def planner():
     ("paint a cat uh actually a fox", "paint a cat uh actually a fox"),  # self_repairs reads the pause
     ("summarise the report, thanks jarvis", "summarise the report"),
     ("uh, hey there are two dogs here, count them", "there are two dogs here, count them"),
+    ("hey jarvis, so many birds here, count them", "so many birds here, count them"),
+    ("my question is what is it made of and can you say it", "my question is: what is it made of? and can you say it"),
     ("describe the chart please and thank you", "describe the chart"),
     ("caption this photo, cheers mate", "caption this photo"),
     ("is this text rude it says get out of my way you slowpoke", 'is this text rude it says "get out of my way you slowpoke"'),
@@ -55,6 +57,18 @@ def test_forms_of_talk_come_off(said, written):
     "describe this photo uh and read it to me",  # a pause inside the request: the planner was trained on them
     "the photo is blurry, it says something about a sale",  # no text named: "it" is the photo
     "my message says hi",  # too short to be a passage
+    "draw Jarvis in a top hat",  # the name as what is asked about
+    "write a note that says, thanks",
+    "ok.jpg caption it",  # a file's name, a word with a hyphen
+    "Well-lit kitchen, draw it",
+    "say ha ha ha ha",  # words of content said again on purpose
+    "New York New York is my favourite song, sing it",
+    "translate these lyrics into French: let it be, let it be, let it be, whisper words of wisdom",  # pasted text
+    "summarise this email:\n\nHi team,\n\nthe launch moved to May.  thanks",
+    "say 'quote me unquote'",
+    "read me the quote, end quote",
+    "you know the drill, caption this",
+    "say uh-oh out loud",
 ])
 def test_content_that_looks_like_talk_stays(said):
     assert as_written(said) == said

@@ -195,11 +195,15 @@ _COLON_RE = re.compile(r":\s*(.{20,})$", re.DOTALL)
 
 def _subject_text(text: str, reading: RequestReading) -> str | None:
     """The text a task should work on when the user pasted it after a colon."""
+    span = pasted_span(text)
+    return text[span[0]:span[1]].strip() if span else None
+
+
+def pasted_span(text: str) -> tuple[int, int] | None:
+    """Where the text pasted after a colon is (a few words at least, not a quotation), if any."""
     m = _COLON_RE.search(text)
-    if m and not m.group(1).strip().startswith(("'", '"', "\u201c")):
-        body = m.group(1).strip()
-        if len(body.split()) >= 5:
-            return body
+    if m and not m.group(1).strip().startswith(("'", '"', "\u201c")) and len(m.group(1).split()) >= 5:
+        return m.start(1), m.end(1)
     return None
 
 

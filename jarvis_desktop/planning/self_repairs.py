@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import parse
-from .as_written import HESITATION
+from .as_written import HESITATION, HESITATION_RE
 from .extract import FILE_RE, quoted_spans
 from .time_order import in_time_order
 from .unwanted import SKIPPING, phrase_end, tidy, without_unwanted
@@ -43,8 +43,6 @@ _CANCEL = [("scratch", "that"), ("strike", "that"), ("forget", "that"), ("cancel
 _WEAK = [("actually",), ("no",), ("nope",), ("wait",), ("rather",), ("correction",), ("make", "that"), ("change", "that", "to"), ("change", "it", "to")]
 #: Words an interregnum may go on with, never open ("make it" opens many plain requests).
 _ONLY_AFTER = [("make", "it"), ("it", "'s"), ("it", "is")]
-#: Sounds of hesitation: a pause, like a comma.
-_HESITATION_RE = re.compile(HESITATION, re.I)
 #: Words said inside an interregnum that are no part of one alone.
 _SOFT = {"oh", "ah", "well", "ok", "okay", "like", "so"}
 _QUOTE_MARKS = {'"', "\u201c", "'", "\u2018"}
@@ -140,7 +138,7 @@ def _interregnum(doc: Any, words: list[str], i: int, quoted: list[tuple[int, int
     while k < len(doc):
         if doc[k].text in _QUOTE_MARKS:
             break  # 'make that "eleven"': the alteration is a quotation
-        if _HESITATION_RE.fullmatch(words[k]) or doc[k].is_punct and k > i:
+        if HESITATION_RE.fullmatch(words[k]) or doc[k].is_punct and k > i:
             paused = True
             k += 1
             continue

@@ -104,7 +104,7 @@ SOUND_WORDS = SPEAKING | HEARING | {
 
 #: Things recorded: a word of sound before one of them names what was given ("the voice memo",
 #: "this audio file"), not how the answer should come
-_RECORDINGS = {"memo", "note", "message", "recording", "file", "clip", "call", "mail", "track", "sample"}
+RECORDINGS = {"memo", "note", "message", "recording", "file", "clip", "call", "mail", "track", "sample"}
 #: Words before a recording to be made ("into a voice message", "make a voice note")
 _MADE_AS = {"into", "as", "a", "an"}
 _MAKING = MAKING_VERBS | {"record", "send", "give"}
@@ -120,6 +120,6 @@ def names_sound(toks: list) -> bool:
 def _names_a_given_recording(toks: list, k: int) -> bool:
     """The word at ``k`` only says what kind of recording a thing is ("the voice memo"), not one
     to be made ("turn it into a voice message", "send it as an audio file", "make a voice note")."""
-    if not (toks[k].dep in ("compound", "amod") and k + 1 < len(toks) and toks[k + 1].lemma in _RECORDINGS):
+    if not (toks[k].dep in ("compound", "amod") and k + 1 < len(toks) and toks[k + 1].lemma in RECORDINGS):
         return False
     return not any(u.lower in _MADE_AS or u.lemma in _MAKING for u in toks[max(0, k - 3):k])

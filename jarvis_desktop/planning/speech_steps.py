@@ -6,7 +6,7 @@ Steps are ``(clause, label index, label)`` triples, as the learned detector find
 from __future__ import annotations
 
 from .step_labels import media_input
-from .speech_asked import HEARING, QUESTION_WORDS, SOUND_WORDS, asks_for_speech, names_sound
+from .speech_asked import HEARING, QUESTION_WORDS, RECORDINGS, SOUND_WORDS, asks_for_speech, names_sound
 
 #: Things one plays rather than has read out ("play my favourite song", "play the news podcast")
 PLAYED = {"song", "music", "podcast", "playlist", "album", "episode", "radio", "station", "track", "tune", "video",
@@ -69,18 +69,17 @@ KEPT_ELSEWHERE = {"message", "text", "email", "mail", "inbox", "calendar", "sche
                   "headline", "horoscope", "weather", "forecast", "reminder", "appointment", "voicemail", "dm", "feed", "list"}
 #: ... of which these are nobody's own ("the news"), and kept elsewhere whoever's they are.
 _ANYONES = {"news", "headline", "horoscope", "weather", "forecast"}
-#: Spoken things to make ("a voice memo"): with no words for them, a recording the user would make.
-_RECORDINGS = {"memo", "message", "note", "recording", "clip"}
 
 
-def without_nothing_to_speak(found: list[Step], views: list, seg, given: bool) -> list[Step]:
-    """Drop the text-to-speech step that has no words to speak, when no other step makes words and
-    nothing is given to read (``given``: a file, quotation, pasted text or earlier answer): it reads
+def without_nothing_to_speak(found: list[Step], views: list, seg, something_to_read: bool) -> list[Step]:
+    """Drop the text-to-speech step that has no words to speak, when no other step works on words
+    and nothing is given to read (``something_to_read``: a file, quotation, pasted text or earlier
+    answer): it reads
     what the user keeps elsewhere ("read my last text message", "read the news"), or makes a
     recording without saying what it says ("record a voice memo"). Its words would be the command
     itself said aloud. The chat says what the assistant cannot do, as for other things no expert does."""
     speech = [f for f in found if f[2] == TTS]
-    if given or len(speech) != 1 or any(media_input(label) in (None, "text") for _, _, label in found if label != TTS):
+    if something_to_read or len(speech) != 1 or any(media_input(label) is None for _, _, label in found if label != TTS):
         return found  # (a step on a photo or recording, none given, is dropped later: it feeds nothing)
     toks = seg.tokens_in(views[speech[0][0]].span)
     return [f for f in found if f[2] != TTS] if _reads_kept_elsewhere(toks) or _records_no_words(toks) else found
@@ -90,10 +89,10 @@ def _reads_kept_elsewhere(toks: list) -> bool:
     """ "read my last text message", "read me my emails", "read the news": what is read is the
     user's own messages, mail, lists or calendar, or the news or weather."""
     for k, t in enumerate(toks):
-        if t.lemma == "read" and t.pos in ("VERB", ""):
-            obj = next((u for u in toks[k + 1:k + 7] if u.dep == "dobj"), None)
-            owned = obj is not None and any(u.lower in ("my", "our") for u in toks[k + 1:toks.index(obj)])
-            if obj is not None and obj.lemma in KEPT_ELSEWHERE and (owned or obj.lemma in _ANYONES):
+        if t.lemma == "read" and t.pos in ("VERB", "") and t.tag != "VBZ":
+            at = next((k + 1 + j for j, u in enumerate(toks[k + 1:k + 7]) if u.dep == "dobj"), None)
+            if at is not None and toks[at].lemma in KEPT_ELSEWHERE and (
+                    toks[at].lemma in _ANYONES or any(u.lower in ("my", "our") for u in toks[k + 1:at])):
                 return True
     return False
 
@@ -104,7 +103,7 @@ def _records_no_words(toks: list) -> bool:
     if any(t.lemma in ("say", "speak", "read") or t.text == ":" for t in toks):
         return False
     for k, t in enumerate(toks):
-        if t.dep == "dobj" and t.lemma in _RECORDINGS:
+        if t.dep == "dobj" and t.lemma in RECORDINGS:
             spoken = any(u.lower in ("voice", "audio", "spoken") for u in toks[max(0, k - 3):k])
             if spoken or any(u.lemma == "record" for u in toks[:k]):
                 return True

@@ -71,7 +71,8 @@ def inline_subject(task: str, text: str) -> str:
     pattern = _INLINE_SUBJECT_RE.get(task)
     m = pattern.match(s.strip()) if pattern else None
     if m:
-        subject = _HESITATION_RE.sub("", m.group("s")).strip(" ,;")  # "translate uh good morning into French"
+        subject = m.group("s") if task == "text-to-speech" else _HESITATION_RE.sub("", m.group("s"))  # "translate uh hello into French"
+        subject = subject.strip(" ,;")
         if subject and subject.lower() not in _POINTERS:
             return subject[0].upper() + subject[1:] if task != "text-to-speech" else subject
     return s
@@ -222,7 +223,7 @@ _WHERE_ASKED_RE = re.compile(r"[\s,]+(?:on|in|from|of|according to)\s+(?:(?:this
 _SPEAK_AFTER_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:please\s+|just\s+)?(?:read|say|tell|speak)"
                              r"(?:\s+(?:it|that|me|us|the\s+\w+|out\s+loud|aloud|to\s+me|back|for\s+me))+\s*$", re.I)
 _LEADING_FILE_RE = re.compile(r"^(?:" + FILE_RE.pattern + r")\s*[-:,]?\s+", re.I)
-_HESITATION_RE = re.compile(r"\b" + HESITATION + r"\b[\s,]*", re.I)
+_HESITATION_RE = re.compile(r"(?<![\w-])" + HESITATION + r"[\s,]*")
 _COMMAND_RE = re.compile(r"(?:" + "|".join(ASKING_VERBS) + r"|list|describe|identify|detect|name|show|read|spot|label|caption|"
                          r"explain|examine|analy[sz]e|interpret|summari[sz]e|translate|help|look)\b", re.I)
 _LOOK_UP_RE = re.compile(r"^(?:find|get|check|look up|give me|tell me)\s+(?=the\s)", re.I)
