@@ -499,6 +499,8 @@ def test_what_the_user_gives_is_read_whatever_it_is_called(tmp_path):
     assert tasks_of(check) == ["text-to-speech"]
     check = OfflinePlanner().plan("record a voice memo saying the plumber comes at noon", [])
     assert tasks_of(check) == ["text-to-speech"] and check.plan.tasks[0].args["text"] == "the plumber comes at noon"
+    check = OfflinePlanner().plan("make a voice note that sounds as cheerful as I feel about passing my exam", [])
+    assert tasks_of(check) == ["text-to-speech"]  # what it is about is said
 
 
 def test_what_is_played_after_words_are_made_is_speech():

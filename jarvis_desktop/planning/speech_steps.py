@@ -98,13 +98,17 @@ def _reads_kept_elsewhere(toks: list) -> bool:
 
 
 def _records_no_words(toks: list) -> bool:
-    """ "record a voice memo", "make an audio note": a recording asked for, and no word of what it
-    says (no "saying ...", "that says ...", "to say ...", nor a colon before the words)."""
-    if any(t.lemma in ("say", "speak", "read") or t.text == ":" for t in toks):
-        return False
+    """ "record a voice memo", "make an audio note for me": a recording asked for, and not a word of
+    what it says or is about (the clause ends with it: not "... saying ...", "... that captures my
+    joy", "... of the poem i wrote", nor a colon before the words)."""
     for k, t in enumerate(toks):
         if t.dep == "dobj" and t.lemma in RECORDINGS:
             spoken = any(u.lower in ("voice", "audio", "spoken") for u in toks[max(0, k - 3):k])
-            if spoken or any(u.lemma == "record" for u in toks[:k]):
+            ends = all(u.pos == "PUNCT" and u.text != ":" or u.lower in _NOTHING_MORE for u in toks[k + 1:])
+            if ends and (spoken or any(u.lemma == "record" for u in toks[:k])):
                 return True
     return False
+
+
+#: Words after a thing asked for that say nothing of it ("record a voice memo for me please").
+_NOTHING_MORE = {"please", "now", "for", "me", "us", "quickly", "quick", "real", "right", "away", "thanks"}
