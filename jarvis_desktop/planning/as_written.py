@@ -55,11 +55,12 @@ _STUMBLED_ON = {"a", "an", "the", "to", "into", "in", "on", "of", "for", "with",
 _STUMBLED_ON_BEFORE_MORE = _STUMBLED_ON | {"is", "do", "does", "did", "that", "there", "what's"}
 #: "in a, in an old garden": the article said again as the next word needs it is the same word.
 _ARTICLE = {"an": "a"}
-#: How an utterance is closed, after a pause: "..., thanks jarvis", "..., cheers mate", "...
-#: please and thank you". Not "draw Jarvis" or "a note that says, thanks".
+#: How an utterance to the assistant is closed, after a pause: "..., thanks jarvis", "..., cheers
+#: mate", "... please and thank you". Not "draw Jarvis", "a note that says, thanks" or a plain
+#: "..., thanks" (which the planner was trained on).
 _THANKS = r"(?:thanks|thank\s+you|cheers)(?:\s+(?:so|very)\s+much|\s+a\s+lot)?"
 _CLOSING_RE = re.compile(
-    rf"(?<!\bsay)(?<!\bsays)(?<!\bsaying)(?:(?:,|(?<=[.!?]))\s*(?:(?:{_THANKS}\s*,?\s*)?{_NAME}|{_THANKS}(?:\s*,?\s*(?:mate|buddy|pal))?)"
+    rf"(?<!\bsay)(?<!\bsays)(?<!\bsaying)(?:(?:,|(?<=[.!?]))\s*(?:(?:{_THANKS}\s*,?\s*)?{_NAME}|{_THANKS}\s*,?\s*(?:mate|buddy|pal))"
     r"|,?\s+please\s+and\s+thank\s+you)\s*([.!?]*)\s*$", re.I)
 #: A text named as the one whose words follow ("the sentence reads ...", "the email says ...").
 _TEXT_NOUNS = r"(?:sentence|text|line|passage|message|e-?mail|note|review|paragraph|tweet|post|comment|letter|headline|caption|phrase)s?"
@@ -123,9 +124,12 @@ def _without_stumbles(text: str) -> str:
 
 
 def _without_address(text: str) -> str:
-    """The greeting, name and discourse words the request is said with ("hey jarvis, ...", "ok
-    computer ...", "okay so basically ...", "..., thanks jarvis") taken off; a request that is
-    nothing but those is left as it is (small talk, answered as chat)."""
+    """The words a request is said to the assistant with, taken off: the greeting, the name and
+    the talk around them ("hey jarvis, ...", "ok computer, ...", "um, hi there! ...", "..., thanks
+    jarvis", "..., cheers mate", "... please and thank you"). Talk that calls no one ("okay so
+    basically ...", "hey, ...") is left to the planner, which was trained on requests that open
+    that way (the steps' words drop it); the assistant's name it never saw. A request that is
+    nothing but an address is left as it is (small talk, answered as chat)."""
     words = list(_WORD_RE.finditer(text))
     lows = [w.group().lower().replace("\u2019", "'") for w in words]
 
@@ -136,16 +140,16 @@ def _without_address(text: str) -> str:
         return k < len(words) and (lows[k] in _CALLED | _OPENERS | _GREETINGS | _DISCOURSE or bool(HESITATION_RE.fullmatch(lows[k]))
                                    or lows[k] == "you" and lows[k + 1:k + 2] == ["know"])
 
-    i, opened = 0, False
+    i, opened, said_to = 0, False, False
     while i < len(words):
         w, next_word = lows[i], (lows[i + 1] if i + 1 < len(words) else "")
         leads = paused(i + 1) or talk(i + 1)
         glued = i + 1 < len(words) and words[i + 1].start() == words[i].end() and not paused(i + 1)
         if paused(i) and i:
             pass
-        elif w == _NAME or HESITATION_RE.fullmatch(words[i].group()):
-            pass
-        elif opened and w in _CALLED and (w != "there" or lows[i - 1] in _GREETINGS and next_word not in _THERE_IS):
+        elif w == _NAME or opened and w in _CALLED and (w != "there" or lows[i - 1] in _GREETINGS and next_word not in _THERE_IS):
+            said_to = True
+        elif HESITATION_RE.fullmatch(words[i].group()):
             pass
         elif glued:
             break  # "hey-ho", "ok.jpg", "well-lit": one word with the next
@@ -162,9 +166,7 @@ def _without_address(text: str) -> str:
             break
         opened = opened or w[0].isalpha()
         i += 1
-    if i and not any(w[0].isalnum() for w in lows[i:]):
-        return text  # nothing but the greeting: small talk
-    if i:
+    if said_to and any(w[0].isalnum() for w in lows[i:]):  # (nothing but the greeting: small talk)
         text = text[words[i].start():]  # as cased as said: the planner reads "what's this" and "What's this" apart
     closed = _CLOSING_RE.search(text)
     if not closed or not text[:closed.start()].strip() or any(a <= closed.start() < b for a, b in _kept(text)):
