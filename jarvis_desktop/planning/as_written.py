@@ -6,11 +6,12 @@ Why: a voice assistant's requests come from the recogniser, with the words of ad
 stumbles and the spoken punctuation of talk in them. A planner that reads every word took "hey
 jarvis, draw a blue car" for small talk (a greeting) and drew "can you, can you draw me a cat"
 with the stumble in the prompt. Only the forms of talk are taken out or written as a typist
-would, by the grammar of speech: an address opens or closes an utterance, a stumble says the same
-small words twice over, "quote ... unquote" are quotation marks, and a passage said after "it
-says" is set off as a quotation. What the request asks is left to the planner. A hesitation
-inside the request stays: it is a pause, which the planner reads as one (it was trained on speech
-with them), and only the steps' words drop it. Words in quotation marks and a text pasted after a
+would, by the grammar of speech: an address to the assistant opens or closes an utterance, a
+stumble says the same small words twice over, "quote ... unquote" are quotation marks, and a
+passage said after "it says" is set off as a quotation. What the request asks is left to the
+planner. Talk that calls no one ("okay so um, ...") and a hesitation inside the request stay: the
+planner was trained on speech with them and reads them as the pauses they are; only the steps'
+words drop them (step_words). Words in quotation marks and a text pasted after a
 colon are the user's own and are never touched, and a request with no talk in it comes back as it
 was.
 """
