@@ -9,6 +9,7 @@ import pytest
 
 from jarvis_desktop.planning.as_written import as_written
 from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.step_words import prompt_text
 from planner_helpers import tasks_of
 
 
@@ -116,3 +117,16 @@ def test_a_passage_said_after_it_says_is_the_text_judged(planner):
     check = planner.plan("the comment says this update ruined my favourite app completely, is it negative")
     assert tasks_of(check) == ["text-classification"]
     assert check.plan.tasks[0].args["text"] == "this update ruined my favourite app completely"
+
+
+@pytest.mark.parametrize("words, prompt", [
+    ("okay so basically write a limerick about socks", "Write a limerick about socks"),
+    ("um, could you write a limerick about socks", "Write a limerick about socks"),
+    ("hey can you write a limerick about socks", "Write a limerick about socks"),
+    ("Hi mum, I'll be home late", "Hi mum, I'll be home late"),  # a greeting to someone else is the message
+    ("hello world in python, write it", "Hello world in python, write it"),
+    ("well, write a limerick", "Write a limerick"),
+    ("well water tastes odd, write about it", "Well water tastes odd, write about it"),
+])
+def test_talk_that_calls_no_one_stays_out_of_a_steps_words(words, prompt):
+    assert prompt_text(words) == prompt

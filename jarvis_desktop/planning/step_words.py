@@ -18,7 +18,8 @@ CONTENT_TASKS = {
 }
 
 LEAD_RE = re.compile(
-    r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now|hey|hi|hello|yo|ok|okay|yeah|"
+    r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now|ok|okay|yeah|"
+    r"(?:hey|hi|hello|yo)(?=\W*(?:can|could|would|will|please|so|ok|okay|i|um|uh)\b)|"  # not "Hi mum, ...": a message's words
     r"basically|actually|anyway|you\s+know|(?:well|right|alright|oh)(?=\s*,)|" + HESITATION + r")\b\W*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
     re.I,
