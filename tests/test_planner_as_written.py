@@ -76,22 +76,18 @@ def test_content_that_looks_like_talk_stays(said):
     assert as_written(said) == said
 
 
-def test_a_greeting_and_the_assistants_name_do_not_make_a_request_small_talk(planner):
-    check = planner.plan("hey jarvis, draw a green tractor in a field")
-    assert tasks_of(check) == ["text-to-image"]
-    assert check.plan.tasks[0].args["text"] == "a green tractor in a field"
-
-
-def test_a_dictated_quotation_is_spoken(planner):
-    check = planner.plan("jarvis say quote dinner is at eight end quote")
-    assert tasks_of(check) == ["text-to-speech"]
-    assert check.plan.tasks[0].args["text"] == "dinner is at eight"
-
-
-def test_hesitations_and_restarts_stay_out_of_the_prompt(planner):
-    check = planner.plan("um so like can you, can you uh make a picture of a a red balloon over the sea")
-    assert tasks_of(check) == ["text-to-image"]
-    assert check.plan.tasks[0].args["text"] == "a red balloon over the sea"
+@pytest.mark.parametrize("said, task, text", [
+    # a greeting and the assistant's name do not make a request small talk
+    ("hey jarvis, draw a green tractor in a field", "text-to-image", "a green tractor in a field"),
+    # a quotation said aloud is spoken, without its "quote ... end quote"
+    ("jarvis say quote dinner is at eight end quote", "text-to-speech", "dinner is at eight"),
+    # hesitations and restarts stay out of the prompt
+    ("um so like can you, can you uh make a picture of a a red balloon over the sea", "text-to-image", "a red balloon over the sea"),
+])
+def test_talk_is_not_planned_nor_put_in_the_steps_words(planner, said, task, text):
+    check = planner.plan(said)
+    assert tasks_of(check) == [task]
+    assert check.plan.tasks[0].args["text"] == text
 
 
 def test_a_text_that_reads_something_is_not_read_aloud(planner):
