@@ -659,3 +659,21 @@ def test_evidence_is_the_word_that_tells_a_step_from_its_rivals():
     assert evidence_position(model, tokens, 0, [], default=-1) == 20  # alone, its strongest word
     assert evidence_position(model, tokens, 0, [1], default=-1) == 0  # beside speech, its own word
     assert evidence_position(model, [], 0, [1], default=-1) == -1
+
+
+def test_a_clause_whose_verb_draws_a_new_thing_gets_the_picture_however_unsure_the_model():
+    """"describe this photo, then sketch a heron": the model leans to steps on the photo given, but
+    the verb names what is made. Not where a map of the photo guides a picture ("the pose of this,
+    then sketch a heron" draws the heron in that pose), nor a drawing on the photo."""
+    detector = LearnedDetector()
+    m = detector.model
+    cap, t2i, guided = (m.labels.index(x) for x in ("image-to-text", "text-to-image", "guided"))
+    for request, found, want in [
+        ("describe this photo, then sketch a heron", [(0, cap, "image-to-text")], [(1, t2i, "text-to-image")]),
+        ("the pose of this, then sketch a heron", [(0, guided, "guided")], []),
+        ("describe this photo, then sketch a heron on the roof", [(0, cap, "image-to-text")], []),
+    ]:
+        seg, views, P = detector.scores(read_request(request), [])
+        assert len(views) == 2
+        P[:] = 0.001
+        assert _unclaimed_clause_steps(found, P, views, m, seg, detector.kb.media_words, ["image"]) == want, request

@@ -610,3 +610,37 @@ def test_separately_after_the_things_still_asks_once_each():
     assert asks_each(EACH_RE, "transcribe both recordings separately")
     assert not asks_each(EACH_FILE_RE, "and separately draw a castle")
     assert not asks_each(EACH_RE, "separately, translate the caption")
+
+
+@pytest.mark.parametrize("request_text, file, task", [
+    ("sketch a hedgehog in a teacup, and then describe this photo for me", "garden.jpg", "image-to-text"),
+    ("Make an image of a lighthouse at dusk. Also, what breed is the dog in this picture?", "puppy.jpg",
+     "image-classification"),
+    ("paint me a field of sunflowers, then caption the photo I sent", "market.jpg", "image-to-text"),
+])
+def test_a_photo_pointed_at_after_a_picture_made_from_words_is_the_photo_given(planner, tmp_path, request_text,
+                                                                                file, task):
+    """"this photo" with a photo given is that photo, not the picture just drawn from words."""
+    check = planner.plan(request_text, attach(tmp_path, file))
+    assert tasks_of(check) == ["text-to-image", task]
+    assert check.plan.tasks[1].args["image"] == str(tmp_path / file)
+
+
+def test_the_picture_named_without_pointing_at_a_given_one_is_still_the_one_made(planner, tmp_path):
+    """"..., then describe the picture": the one just made (TaskBench's chains, and how people say it)."""
+    check = planner.plan("generate an image of a red tram in the fog and then describe the image", attach(tmp_path, "bus.jpg"))
+    assert tasks_of(check) == ["text-to-image", "image-to-text"]
+    assert check.plan.tasks[1].args["image"] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    ("caption this photo and then draw a hedgehog in a teacup", "a hedgehog in a teacup"),
+    ("describe this picture, and sketch me an owl on a branch", "an owl on a branch"),
+])
+def test_a_drawing_with_its_own_subject_beside_a_photo_is_drawn_from_its_own_words(planner, tmp_path, request_text,
+                                                                                   prompt):
+    """"describe this photo and draw a koala": the drawing is asked for though a photo was given (the
+    model leans to steps on the photo), and made from its own words, not the caption."""
+    check = planner.plan(request_text, attach(tmp_path, "garden.jpg"))
+    assert tasks_of(check) == ["image-to-text", "text-to-image"]
+    assert check.plan.tasks[1].args["text"] == prompt

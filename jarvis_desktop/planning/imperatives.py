@@ -35,7 +35,8 @@ def gives_a_command(tokens: list) -> bool:
 #: Commands whose own verb names the kind of thing they make ("draw a forest", "animate a robot")
 _MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
 #: Objects with which those verbs make nothing ("draw a conclusion", "paint a picture of how it went" stays)
-_IDIOMS = {"conclusion", "attention", "comparison", "parallel", "inspiration", "breath", "line", "lesson"}
+_IDIOMS = {"conclusion", "attention", "comparison", "parallel", "inspiration", "breath", "line", "lesson", "insight", "meaning",
+           "strength", "blank", "crowd"}
 
 
 def commanded_medium(tokens: list) -> str | None:
@@ -47,6 +48,32 @@ def commanded_medium(tokens: list) -> str | None:
     if any(t.lemma in _IDIOMS for t in words[1:4]):
         return None  # "draw a conclusion from this", "draw attention to it": no picture
     return _MEDIUM_VERBS.get(words[0].lemma)
+
+
+#: Words that open a clause joined to another without changing it ("..., and then draw a fox")
+_JOINERS = {"and", "then", "also", "after", "next", "afterwards", "plus", "finally", "lastly"}
+#: Words that put a drawing on or around something there already ("draw a circle around the dog",
+#: "a hat on him"), not inside what it shows ("an owl on a branch")
+_PLACING = {"on", "onto", "over", "around", "round", "in", "into", "to"}
+_POINTERS = {"it", "this", "that", "them", "these", "those", "him", "her"}
+
+
+def drawn_in_clause(tokens: list) -> str | None:
+    """The kind of thing a clause's own command makes new, when its verb names it ("..., and draw a
+    koala": an image even with a photo given); None when the clause draws on or around something
+    there already ("and draw a hat on him") or asks for no such thing."""
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
+    while words and (words[0].pos in ("CCONJ", "ADV") or words[0].lower in _JOINERS):
+        words = words[1:]
+    if not words or words[0].pos != "VERB" or words[0].tag not in ("VB", "VBP") or words[0].lemma not in _MEDIUM_VERBS:
+        return None
+    rest = words[2:] if len(words) > 1 and words[1].lower in ("me", "us") else words[1:]
+    if not rest or rest[0].lower in GIVEN_DETERMINERS or rest[0].pos not in ("DET", "NUM", "ADJ", "NOUN", "PROPN"):
+        return None  # "draw the result", "draw me what you described": not a thing of its own
+    if any(t.lemma in _IDIOMS for t in rest[:3]) or any(t.lower in _POINTERS or t.lower in _PLACING and (
+            n + 1 < len(rest) and rest[n + 1].lower in GIVEN_DETERMINERS) for n, t in enumerate(rest)):
+        return None
+    return _MEDIUM_VERBS[words[0].lemma]
 
 
 def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:

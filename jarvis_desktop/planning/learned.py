@@ -19,15 +19,14 @@ from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asks_nothing import (asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability,
-                           tells_what_happened)
+from .asks_nothing import asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability, tells_what_happened
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
-from .imperatives import commanded_medium, gives_a_command, maker_of, media_made, thing_to_make
+from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -540,7 +539,9 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             continue  # not an action: a file or text the user has, a question without a verb or choice
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
-        made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS}
+        # "..., and sketch me an owl": asked however unsure the model; not a map's picture ("pose from this, then draw a ballerina")
+        drawn = None if {CONTROL, GUIDED} & {label for _, _, label in found} else TEXT_MAKERS.get(drawn_in_clause(toks) or "")
+        made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS} | {drawn} - {None}
         if choice:
             made |= JUDGES  # "... and is it mean or is it wholesome": a judgement between labels
         if "audio" in given and SOUND_LABEL_RE.search(view.span.text):
@@ -556,7 +557,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             # the clause as the step before it, named in passing; not where the planned step is the
             # one named again ("decode and classify the table")
             j, bar = int(named[0]), FALLBACK_SHARE
-        if j not in labels and P[i, j] >= m.threshold * bar:
+        if j not in labels and (P[i, j] >= m.threshold * bar or m.labels[j] == drawn):
             out.append((i, j, m.labels[j]))
             labels.add(j)
     return out

@@ -26,7 +26,7 @@ from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
-from .references import file_references, quote_reference
+from .references import file_references, points_at_given, quote_reference
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
 from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
@@ -408,10 +408,10 @@ class OfflinePlanner:
             att = nearest_file(kind, d.start, st)
             if att:  # "..., and caption the original photo": the file given, not what was made of it
                 return att
-        if prod and prod.task == "text-to-speech":
+        if prod and (prod.task == "text-to-speech" or prod.task in ("text-to-image", "text-to-video") and points_at_given(kind, clause.text)):
             unread = [f for f in given_files(kind, st) if f not in values_read(st)]
-            if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording
-                return unread[0]  # (not for every made picture or sound: TaskBench's chains read those)
+            if unread:  # "say 'X' aloud, and also transcribe the announcement I recorded": the recording;
+                return unread[0]  # "draw a koala, then caption this photo": the photo (TaskBench's chains read what was made)
         if (prod and asks_more_of_given(clause.text) and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in given_files(kind, st)
                 and r.sentence_of(prod.pos).start == r.sentence_of(d.start).start):
             # one more step on the file the step before in the sentence read (a map or a cut-out is
@@ -475,7 +475,8 @@ class OfflinePlanner:
             # "rewrite it politely, and tell me whether the original is negative": the words given
             # (a comparison reads the result first and the original as its second text)
             return given
-        if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(r.text[d.start : clause.end], {n.task for n in st.nodes}):
+        if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(
+                r.text[d.start : clause.end], {n.task for n in st.nodes}, [t for t in r.tokens if clause.start <= t.start < clause.end]):
             return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if prod and not parallel:
             return placeholder(prod.id)
@@ -637,14 +638,14 @@ class OfflinePlanner:
 
     def _validate(self, st: PlanState) -> PlanCheck:
         items = [{"task": n.task, "id": n.id, "dep": _uses(n.args), "args": n.args} for n in st.nodes]
-        check = validate_plan(items, _plan_attachments(st), source="offline")
+        check = validate_plan(items, st.attachments, source="offline")
         tries = 0
         while not check.ok and tries < 5 and items:
             # Drop the tasks the validator named, and tasks that used them, then try again.
             bad = {int(x) for e in check.errors for x in re.findall(r"task (\d+)", e)} or {items[-1]["id"]}
             items = [it for it in items if it["id"] not in bad and not any(f"<GENERATED>-{b}" in v for b in bad for v in it["args"].values())]
             st.notes.append("dropped steps the validator rejected: " + "; ".join(check.errors)[:300])
-            check = validate_plan(items, _plan_attachments(st), source="offline")
+            check = validate_plan(items, st.attachments, source="offline")
             tries += 1
         if check.plan is not None:
             check.plan.notes.extend(st.notes)
@@ -677,10 +678,6 @@ def _reader_follows(d: Detection, st: PlanState) -> bool:
         and _input_kinds(p.task) & {"image", "audio", "video"} and "text" in _outputs(p.task)
         for p in st.pending
     )
-
-
-def _plan_attachments(st: PlanState) -> list[Attachment]:
-    return st.attachments
 
 
 #: Image words that name what a picture shows or holds, not the picture ("remove the table")

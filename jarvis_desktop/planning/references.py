@@ -29,6 +29,17 @@ _NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
 GIVEN_NOUNS = frozenset(_NOUN_KIND) | {
     "image", "file", "note", "notes", "letter", "page", "report", "essay", "article", "text", "email", "message", "review",
     "call", "interview", "lecture", "story", "paragraph", "poem", "speech", "description", "caption", "sentence"}
+#: A file the user has, pointed at ("this photo", "my recordings", "the picture I sent you")
+_GIVEN_RE = {kind: re.compile(rf"\b(?:this|these|my)\s+(?:\w+\s+)?(?:{'|'.join(nouns)})s?\b|"
+                              rf"\b(?:{'|'.join(nouns)})s?\s+(?:I|we)\s+(?:just\s+)?(?:sent|attached|gave|uploaded|dropped|shared)\b", re.I)
+             for kind, nouns in KIND_NOUNS.items()}
+
+
+def points_at_given(kind: str, text: str) -> bool:
+    """``text`` points at a file of ``kind`` the user gave, not at one a step made."""
+    return kind in _GIVEN_RE and bool(_GIVEN_RE[kind].search(text))
+
+
 #: Ordinal words that point at one of several files or quotes, and which one (0-based; -1 the last)
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1, "other": 1}
 #: Words that may follow a bare ordinal that still points at a file ("... in the second, and ...").

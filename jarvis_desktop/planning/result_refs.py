@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from .extract import Span
+from .imperatives import drawn_in_clause
 
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
 TEXT_REF_RE = re.compile(
@@ -98,13 +99,14 @@ def means_original(text: str) -> bool:
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
 
 
-def has_own_subject(words: str, made: set[str]) -> bool:
+def has_own_subject(words: str, made: set[str], tokens: list = ()) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result.
 
     ``made``: the tasks planned so far; a result named ("the email") points back only when such a
-    step was planned ("a nice image of cherry blossoms I can attach to the email")."""
+    step was planned ("a nice image of cherry blossoms I can attach to the email"). ``tokens``: the
+    clause's, whose own verb may name the picture ("..., and draw a koala")."""
     named = [tasks for tasks in named_results(words) if set(tasks) & made]
-    return bool(OWN_SUBJECT_RE.search(words)) and not (
+    return bool(OWN_SUBJECT_RE.search(words) or drawn_in_clause(tokens)) and not (
         RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named
         or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
 
