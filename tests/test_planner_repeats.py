@@ -65,15 +65,15 @@ def test_the_second_piece_is_spoken_when_asked(planner):
 
 @pytest.mark.parametrize("text", [
     "and another one in blue", ", then another of a dragon", "now one more about the sea", "plus a second one with a hat",
-    "then paint another one in watercolour",
+    "then paint another one in watercolour", "and another one", ". then another, please!", "one more",
 ])
 def test_asks_again(text):
     assert asks_again(text)
 
 
 @pytest.mark.parametrize("text", [
-    "and another language", "another photo of my dog", "a second opinion please", "and another one", "one more time",
-    "then another thing: caption it",
+    "and another language", "another photo of my dog", "a second opinion please", "one more time",
+    "then another thing: caption it", "another question",
 ])
 def test_does_not_ask_again(text):
     assert not asks_again(text)
@@ -192,3 +192,39 @@ def test_a_preamble_before_a_colon_does_not_make_the_command_a_pasted_text(plann
     assert "image-to-text" in tasks_of(check)
     drawn = _texts(check, "text-to-image")
     assert drawn and "windmill" in drawn[0] and "describe" not in drawn[0]
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    ("sketch a lighthouse on a cliff. then another", "a lighthouse on a cliff"),
+    ("write a haiku about autumn rain. one more please", "Write a haiku about autumn rain."),
+    ("paint a red kite over the dunes, and another one", "a red kite over the dunes"),
+])
+def test_another_with_nothing_said_of_it_is_a_copy_of_the_thing_made(planner, request_text, prompt):
+    """"draw a fox. then another": a second fox (the executor runs each copy with its own seed)."""
+    check = planner.plan(request_text)
+    task = "text-generation" if "haiku" in request_text else "text-to-image"
+    assert _made_twice(check, task) == [prompt, prompt]
+
+
+def test_a_comparison_after_a_comma_and_but_describes_the_second(planner):
+    check = planner.plan("compose a limerick about a sleepy owl. another one, but shorter")
+    first, second = _made_twice(check, "text-generation")
+    assert "shorter" not in first and "shorter limerick" in second and "owl" in second
+
+
+def test_a_bare_another_after_a_translation_asks_for_no_second_one(planner):
+    """A second translation is into another language; with none named there is nothing to add."""
+    check = planner.plan("translate 'see you at the station' into Italian. another one please")
+    assert tasks_of(check) == ["translation"]
+
+
+@pytest.mark.parametrize("request_text, languages", [
+    ("Translate 'the ferry is cancelled today' into Dutch. Then Swedish too, please.", ["Dutch", "Swedish"]),
+    ("translate 'mind the step' to Greek. and Turkish as well", ["Greek", "Turkish"]),
+])
+def test_a_language_said_alone_after_a_translation_is_a_second_translation(planner, request_text, languages):
+    """"... into Dutch. Then Swedish too": the same words into the second language, not the Dutch."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["translation", "translation"]
+    assert [t.args["target_language"] for t in check.plan.tasks] == languages
+    assert check.plan.tasks[0].args["text"] == check.plan.tasks[1].args["text"]

@@ -227,8 +227,8 @@ class OfflinePlanner:
             args[name] = v
         if dry:
             return "ok"
-        if d.task in ASKED_AGAIN_STEPS and (again := prompt_again(d.task, clause, st, args.get("text"))):
-            args["text"] = again  # "draw a red car, and another one in blue": a car in blue
+        if again := d.task in ASKED_AGAIN_STEPS and prompt_again(d.task, clause, st, args.get("text")):
+            args["text"] = again  # "draw a red car, and another one in blue": a car in blue; "draw a fox. another": a copy
         text_ref = TEXT_REF_RE.search(clause.text)
         prod = st.producer("text")
         spoken = spoken_source(d.task, d.instruction, r, st.attachments, clause)
@@ -257,7 +257,9 @@ class OfflinePlanner:
         if d.task == "translation":
             m = next((m for text in (clause.text, sentence.text, r.text) for m in self.kb.language_re.finditer(text)
                       if not says_source(text, m)), None)
-            if m:
+            if again and not (m and m.string is clause.text) and (lang := bare_target((clause,), r.quotes, self.kb.language_name_re)):
+                args["target_language"] = lang  # "... to German. Then Italian too": the second one's own language
+            elif m:
                 args["target_language"] = m.group(1).capitalize()
             elif lang := bare_target((clause, sentence), r.quotes, self.kb.language_name_re):
                 args["target_language"] = lang
@@ -269,7 +271,7 @@ class OfflinePlanner:
             st.fanned = [self._push(st, d.task, {**args, "target_language": lang}, d.start).id for lang in langs]
             return "ok"
         if name is None:
-            self._push(st, d.task, args, d.start)
+            self._push(st, d.task, args, d.start, copy=bool(again))
             return "ok"
         st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start,
                                 copy=len(set(inputs)) < len(inputs)).id for v in inputs]

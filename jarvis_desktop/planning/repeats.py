@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..pipeline.plan import placeholder, placeholder_ids
@@ -70,8 +71,10 @@ _LINKS = {"of", "about", "in", "on", "with", "but", "for", "where", "that", "whi
 _FILLERS_RE = re.compile(r"^[\s,;:]*(?:(?:but|this\s+time|only|just|though|now|maybe)\b[\s,]*)*", re.I)
 #: "one more, sadder", "another riddle but way harder": the difference is a comparison, said after
 #: a comma or "but", or with a word of degree
-_COMPARED_RE = re.compile(r"^(?:,\s*|but\s+)?(?:(?:way|much|even|slightly|somewhat|a\s+(?:bit|little|lot))\s+)?"
+_COMPARED_RE = re.compile(r"^(?:,\s*)?(?:but\s+)?(?:(?:way|much|even|slightly|somewhat|a\s+(?:bit|little|lot))\s+)?"
                           r"(?:(?:more|less)\s+[a-z]+|[a-z]{2,}er)\b(?=[\s.!?,]*$|\s+(?:and|than|but|" + "|".join(_LINKS) + r")\b)", re.I)
+#: The end of a clause that asks for a copy and says nothing of how it differs ("another one, please!")
+_NOTHING_MORE_RE = re.compile(r"^[\s,.!?]*(?:(?:please|too|as\s+well|thanks|thank\s+you)\b[\s,.!?]*)*$", re.I)
 #: "... and another one from the lines of the second": the same step on another file the request
 #: gives (each file's step is found elsewhere), not a second description; "the first snowfall" is
 #: a description
@@ -92,6 +95,12 @@ class Again:
     rest: str
 
     @property
+    def bare(self) -> bool:
+        """Nothing is said of how the second differs ("then another"): a copy of a thing made; not a
+        translation, whose second is into another language."""
+        return bool(_NOTHING_MORE_RE.match(self.rest))
+
+    @property
     def steps(self) -> frozenset[str] | None:
         """The steps that make the kind named (None: whichever made the last thing)."""
         return KIND_STEPS.get(self.kind) if self.kind else None
@@ -104,10 +113,12 @@ def asks_again(text: str, before: str = "") -> bool:
 
 
 def _asked_again(text: str, before: str = "") -> Again | None:
-    """The "another one" at the start of a clause, where a description follows."""
+    """The "another one" at the start of a clause, where a description follows; or a clause that
+    only names a language ("... into German. Then Italian too, please"): a second translation."""
     m = _AGAIN_RE.match(text)
-    if m is None:
-        return None
+    if m is None:  # (a language said in a sentence of its own, or "too": not the first one's "..., into German")
+        alone = before.rstrip()[-1:] in (".", "!", "?", ";") or re.search(r"\b(?:too|as\s+well|also)\b", text, re.I)
+        return Again(None, "translation", text) if alone and _language_again_re().match(text) else None
     kind, rest = (m.group("kind") or "").lower(), m.group("rest")
     if kind and (kind in _LINKS or kind not in KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
         kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
@@ -116,12 +127,19 @@ def _asked_again(text: str, before: str = "") -> Again | None:
     return Again(m.group("verb"), kind or None, rest)
 
 
+@lru_cache(maxsize=1)
+def _language_again_re() -> re.Pattern[str]:
+    from .detect import knowledge  # (the languages the planner knows; imported here, as detect reads the repeats)
+    return re.compile(r"^[\s,.;:]*(?:(?:and|also|then|now|plus|next|oh|ok|okay|so|maybe|same)\b[\s,]*)*(?:(?:in|into|to)\s+)?"
+                      + knowledge().language_name_re.pattern + r"(?:[\s,]+(?:too|as\s+well|also|please|thanks))*[\s.!?,]*$", re.I)
+
+
 def _looks_like_a_description(rest: str) -> bool:
     """What follows "another" describes the new thing ("in blue", "of a dragon", "about snow", ",
     shorter"), rather than naming a different thing ("another photo of my dog" is a file, "another
-    language" asks something else). Not nothing at all: a bare "and another one" is as often talk
-    ("one more time", "another one of my photos") as a second copy."""
-    if _COMPARED_RE.match(rest.strip()):
+    language" asks something else, "one more time" is no thing), or nothing does: the clause ends
+    there ("draw a fox. then another please"), a copy of the same."""
+    if _COMPARED_RE.match(rest.strip()) or _NOTHING_MORE_RE.match(rest):
         return True
     words = _FILLERS_RE.sub("", rest).split()
     return bool(words) and words[0].lower().strip(",.!?") in _LINKS and not _OTHER_INPUT_RE.search(rest) and not FILE_RE.search(rest)
@@ -158,8 +176,10 @@ def described_again(previous: Span, again: Again, tokens: list[Token], base: str
     request's parse, read, not made again. None when the previous clause names no thing (no
     noun after its verb, or no parse)."""
     rest = again.rest.strip()
+    if _NOTHING_MORE_RE.match(rest):
+        return base  # "draw a fox. another one": a second fox
     if m := _COMPARED_RE.match(rest):  # "one more, sadder": the comparison goes before the thing
-        compared = re.sub(r"^(?:,\s*|but\s+)", "", m.group(0))
+        compared = re.sub(r"^(?:,\s*)?(?:but\s+)?", "", m.group(0))
         named = re.search(r"\s(?:" + "|".join(_LINKS) + r")\s", base, re.I)  # the thing is named before its description
         a = re.search(r"\b(an?|the)\s+", base[: named.start() if named else len(base)], re.I)
         lead, thing = (base[: a.start()], base[a.end():]) if a else ("", base[:1].lower() + base[1:])
@@ -212,7 +232,7 @@ def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str], 
         again: list[tuple[int, int, str]] = []
         for k in range(i - 1, -1, -1):
             here = [f for f in before if f[0] == k]
-            again = [f for f in here if f[2] in _MAKING_LABELS] or [f for f in here if len(here) == 1 and f[2] == "translation"]
+            again = [f for f in here if f[2] in _MAKING_LABELS] or [f for f in here if len(here) == 1 and f[2] == "translation" and not m.bare]
             again = [f for f in again if m.steps is None or f[2] in m.steps]
             if again:
                 break
