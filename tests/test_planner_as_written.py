@@ -119,6 +119,8 @@ def test_a_passage_said_after_it_says_is_the_text_judged(planner):
     ("okay so basically write a limerick about socks", "Write a limerick about socks"),
     ("um, could you write a limerick about socks", "Write a limerick about socks"),
     ("hey can you write a limerick about socks", "Write a limerick about socks"),
+    ("yo, compose a limerick about socks", "Compose a limerick about socks"),  # a greeting before a command
+    ("hello, tell the team the meeting moved", "Tell the team the meeting moved"),
     ("Hi mum, I'll be home late", "Hi mum, I'll be home late"),  # a greeting to someone else is the message
     ("hello world in python, write it", "Hello world in python, write it"),
     ("well, write a limerick", "Write a limerick"),

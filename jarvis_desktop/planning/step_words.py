@@ -17,9 +17,11 @@ CONTENT_TASKS = {
     "text-to-speech", "sentence-similarity", "question-answering", "conversational",
 }
 
+#: Verbs that open a command after a greeting ("yo, draw me a dragon"), not a message's words ("hi mum, ...")
+_COMMANDS = r"draw|paint|sketch|make|create|generate|write|compose|give|show|tell|say|read|translate|summari[sz]e|describe|transcribe"
 LEAD_RE = re.compile(
     r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now|ok|okay|yeah|"
-    r"(?:hey|hi|hello|yo)(?=\W*(?:can|could|would|will|please|so|ok|okay|i|um|uh)\b)|"  # not "Hi mum, ...": a message's words
+    r"(?:hey|hi|hello|yo)(?=\W*(?:can|could|would|will|please|so|ok|okay|i|um|uh|" + _COMMANDS + r")\b)|"  # not "Hi mum, ..."
     r"basically|actually|anyway|you\s+know|(?:well|right|alright|oh)(?=\s*,)|" + HESITATION + r")\b\W*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
     re.I,
