@@ -72,3 +72,22 @@ def test_one_copy_named_is_that_copy_alone(planner):
     check = planner.plan("write two riddles about the moon and read the second one out loud")
     assert tasks_of(check) == ["text-generation", "text-generation", "text-to-speech"]
     assert check.plan.tasks[2].args["text"] == "<GENERATED>-1"
+
+
+@pytest.mark.parametrize("request_text, made", [
+    ("paint a windmill at dawn, then another one, and describe each", ["a windmill at dawn"] * 2),
+    ("sketch a tram in the rain. one more in the snow. caption both", ["a tram in the rain", "a tram in the snow"]),
+])
+def test_each_picture_asked_again_is_read_once_each(planner, request_text, made):
+    """"draw a fox, then another, and describe each": both pictures described, not the last alone."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["text-to-image", "text-to-image", "image-to-text", "image-to-text"]
+    assert [t.args["text"] for t in check.plan.tasks[:2]] == made
+    assert [t.args["image"] for t in check.plan.tasks[2:]] == ["<GENERATED>-0", "<GENERATED>-1"]
+
+
+def test_them_after_pictures_counted_is_each_picture(planner):
+    """"draw two ... and describe them": copies made by one step, read once each whatever their kind."""
+    check = planner.plan("create two posters of a jazz night and describe them")
+    assert tasks_of(check) == ["text-to-image", "text-to-image", "image-to-text", "image-to-text"]
+    assert [t.args["image"] for t in check.plan.tasks[2:]] == ["<GENERATED>-0", "<GENERATED>-1"]

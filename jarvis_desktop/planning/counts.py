@@ -15,20 +15,19 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..pipeline.plan import placeholder, placeholder_ids
+from ..pipeline.plan import placeholder_ids
 from .imperatives import WRITINGS
 from .repeats import KIND_STEPS, MAKING_STEPS
 
 if TYPE_CHECKING:
     from .extract import Span
-    from .plan_state import PlanState
     from .segment import Token
 
 #: The most copies one request makes (a larger count is a list inside one answer, or a typo)
 MAX_COPIES = 5
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
 #: Words that point at all the copies just made ("read them aloud", "describe each")
-_ALL_OF_THEM_RE = re.compile(r"\b(?:them|those|these|each|both|all)\b", re.I)
+ALL_OF_THEM_RE = re.compile(r"\b(?:them|those|these|each|both|all)\b", re.I)
 #: Units a number measures one thing in
 _MEASURES = {"second", "sec", "minute", "min", "hour", "line", "word", "sentence", "paragraph", "page", "verse",
              "stanza", "part", "panel", "frame", "step", "chapter", "syllable", "character", "inch", "pixel", "px", "k"}
@@ -70,15 +69,3 @@ def copies_asked(task: str, clause: Span, tokens: list[Token], text: str | None)
         one = " ".join([t.text for t in toks[first:k]] + [toks[k].lemma])
         text = f"{text[:at]}{'an' if one[:1].lower() in 'aeiou' else 'a'} {one}{text[at + len(said):]}"
     return [text] * min(count, MAX_COPIES)  # else the count is gone already ("draw 2 pictures of a fox": "a fox")
-
-
-def copies_read(st: PlanState, args: dict[str, str], words: str) -> tuple[str, list[str]] | None:
-    """The argument and the copies a step reads once each ("write two jokes about cats and read
-    them aloud": each joke spoken), when the copies were the last step made, the step reads the
-    last of them and its ``words`` point at them all; None otherwise."""
-    nodes = [st.nodes[i] for i in st.fanned]
-    if len(nodes) < 2 or any(n.task != nodes[0].task or n.args != nodes[0].args for n in nodes) or not _ALL_OF_THEM_RE.search(words):
-        return None
-    group = [placeholder(n.id) for n in nodes]
-    name = next((k for k, v in args.items() if v == group[-1]), None)
-    return (name, group) if name else None

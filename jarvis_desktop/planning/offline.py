@@ -20,7 +20,7 @@ from ..task_types import ARG_KINDS, TASK_TYPES
 from .as_written import as_written
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .each import EACH_FILE_RE, EACH_RE, asks_each
-from .counts import copies_asked, copies_read
+from .counts import ALL_OF_THEM_RE, copies_asked
 from .extract import Span, asked_after_colon, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
@@ -285,8 +285,6 @@ class OfflinePlanner:
         r = st.reading
         if copies := copies_asked(d.task, clause, r.tokens, args.get("text")):
             return "text", copies
-        if read := copies_read(st, args, clause.text):  # "... and read them aloud": each copy
-            return read
         ci = r.clause_at(d.start)
         # the words may stand in a clause of their own that asks no step ("emotion? both clips")
         scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
@@ -324,15 +322,18 @@ class OfflinePlanner:
             if each and len(quoted) >= 2:
                 return "text", quoted
         group = [placeholder(i) for i in st.fanned]
-        # a step that reads two texts (a comparison, a question with its context) reads the group once
-        if each and not files and len(texts) == 1 and len(group) >= 2 and args.get(texts[0]) in group:
-            return texts[0], group
-        if each and not files and len(texts) == 1:
-            # "caption a.jpg, transcribe b.wav, then read both aloud": each result nothing has read yet
-            read = values_read(st)
-            unread = [placeholder(n.id) for n in st.nodes if "text" in n.outputs and placeholder(n.id) not in read]
-            if len(unread) >= 2 and args.get(texts[0]) in unread:
-                return texts[0], unread
+        reads = [k for k, v in args.items() if v in group]
+        # the group made once per input before: read once each when asked of each (not by a comparison, which reads two
+        # texts), or when "them" points at copies of one thing ("write two jokes about cats and read them aloud")
+        if len(group) >= 2 and len(reads) == 1 and (each and not files and len(texts) == 1 or args[reads[0]] == group[-1] and (
+                ALL_OF_THEM_RE.search(clause.text) and all(st.nodes[i].args == st.nodes[st.fanned[0]].args for i in st.fanned))):
+            return reads[0], group
+        if each and len(ins := files or texts) == 1:
+            # "caption a.jpg, transcribe b.wav, then read both aloud", "draw a fox, then another, and describe each": each unread result
+            read, kind = values_read(st), ARG_KINDS[ins[0]]
+            unread = [placeholder(n.id) for n in st.nodes if kind in n.outputs and placeholder(n.id) not in read]
+            if len(unread) >= 2 and args.get(ins[0]) in unread:
+                return ins[0], unread
         return None, []
 
     def _each_file_as_text(self, st: PlanState, read: str | None, pos: int) -> list[str]:
