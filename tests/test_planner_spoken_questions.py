@@ -91,3 +91,23 @@ def test_what_asks_for_the_whole_picture(text, whole):
     from jarvis_desktop.planning.named_makers import asks_what_it_shows
 
     assert asks_what_it_shows(text) is whole
+
+
+@pytest.mark.parametrize("request_text, spoken", [
+    ("the plumber comes at noon tomorrow, say it out loud", "the plumber comes at noon tomorrow"),
+    ("Hey kids, the car is leaving in five minutes. Read that aloud", "Hey kids, the car is leaving in five minutes."),
+    ("we'll be there by eight, repeat that out loud for me", "we'll be there by eight"),
+])
+def test_words_stated_then_said_out_loud_are_spoken_as_they_are(planner, request_text, spoken):
+    """"dinner is at six, say it out loud": the words themselves, not a chat reply to them."""
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["text-to-speech"]
+    assert check.plan.tasks[0].args["text"] == spoken
+
+
+@pytest.mark.parametrize("request_text", [
+    "my sister passed her driving test, tell me about it out loud",  # talk about it, not its words
+    "what's the tallest mountain in Africa? say it out loud",  # a question: its answer is said
+])
+def test_what_is_asked_or_talked_about_before_speech_is_still_answered(planner, request_text):
+    assert tasks_of(planner.plan(request_text)) == ["conversational", "text-to-speech"]

@@ -33,7 +33,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_t
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
-                         step_part, table_file, table_files, topic_files_before, values_read)
+                         statement_spoken, step_part, table_file, table_files, topic_files_before, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -529,7 +529,7 @@ class OfflinePlanner:
             if d.task == "conversational":
                 # "how is your day going? reply out loud": the chat partner hears what it is asked
                 return generation_prompt(r.clauses, r.clause_at(d.start), st.stepless)
-            return inline_subject(d.task, clause.text) if d.task != "question-answering" else None
+            return None if d.task == "question-answering" else d.task == "text-to-speech" and statement_spoken(clause, st) or inline_subject(d.task, clause.text)
         if d.task == "text-to-video" and not prod and self.detector.says(r, d.start, "image"):
             # "turn this photo of a quote into a video": the video is made from what the image says
             src = nearest_file("image", d.start, st, before_only=True)

@@ -66,6 +66,22 @@ def names_something(toks: list) -> bool:
     return any(t.pos in _CONTENT for t in toks)
 
 
+#: Speech of what was just said ("say it", "read that out"), not talk about it ("tell me about it")
+SAY_IT_RE = re.compile(r"\b(?:say|read|speak|repeat|announce)\s+(?:it|that|this)\b", re.I)
+
+
+def states_words(toks: list) -> bool:
+    """The clause is a statement of its own, not a request ("dinner is at six", "I'll be home late":
+    words to say as they are): its main verb is finite with a subject of its own, not "you", and it
+    asks nothing ("flip a coin", "what's the time?")."""
+    verb = next((t for t in toks if t.pos in ("VERB", "AUX")), None)
+    if verb is None or any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS:
+        return False
+    before = [t for t in toks if t.start < verb.start]
+    return (verb.tag in ("VBZ", "VBD", "VBP", "MD") and bool(before)
+            and any(t.dep in ("nsubj", "nsubjpass", "expl") and t.lower not in ("you", "u") for t in before))
+
+
 def speaks_only_a_result(toks: list) -> bool:
     """The clause asks to hear an answer without saying what of ("tell me the result out loud",
     "say it with your voice"): a request for speech whose every content word is one of speaking,
