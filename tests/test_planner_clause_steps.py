@@ -677,3 +677,18 @@ def test_a_clause_whose_verb_draws_a_new_thing_gets_the_picture_however_unsure_t
         assert len(views) == 2
         P[:] = 0.001
         assert _unclaimed_clause_steps(found, P, views, m, seg, detector.kb.media_words, ["image"]) == want, request
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("I already asked you for a picture of a heron last week; this time write a short poem about herons",
+     ["text-generation"]),
+    ("We generated a video of the parade yesterday. Now write a haiku about the parade", ["text-generation"]),
+])
+def test_a_thing_told_as_made_or_asked_before_is_not_made_again(request_text, tasks):
+    """"I already asked for a dog picture; this time write a poem": the picture is an account, not a request."""
+    assert tasks_of(OfflinePlanner().plan(request_text)) == tasks
+
+
+def test_a_thing_asked_in_the_past_tense_alone_is_still_made():
+    """"I wanted a picture of ...": a polite request, no other clause asking for anything."""
+    assert tasks_of(OfflinePlanner().plan("I wanted a picture of a heron on a frozen lake")) == ["text-to-image"]

@@ -32,7 +32,7 @@ from .named_makers import (answers_commanded, answers_to_speak, captions_to_spea
                            makers_of_named_results, questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_style_edits, without_unasked_files
 from .references import file_references
-from .repeats import steps_on_it_again, with_steps_asked_again
+from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import load_nlp, segment
@@ -436,16 +436,16 @@ def _outranked(i: int, j: int, label: str, found: list[tuple[int, int, str]], P:
 
 def _without_told_about(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
                         seg) -> list[tuple[int, int, str]]:
-    """Drop a step on a recording or photo found in a clause that only tells how the file came
-    about ("I recorded it in my backyard", "I've recorded my piano practice": first person, past
-    tense) or what it holds ("in this recording is me singing") when a step in another clause
-    reads that kind of file: the request is the other clause."""
+    """Drop a step found in a clause that only tells what happened ("I recorded it in my backyard",
+    "I already asked for a cat picture": first person, past tense) or what a file holds ("in this
+    recording is me singing"): one on a file of the kind a step in another clause reads, or one
+    that makes a thing when another clause asks for a step. The request is the other clause."""
     told = {i for i in {i for i, _, _ in found}
             if tells_what_happened(toks := seg.tokens_in(views[i].span)) or says_what_it_holds(toks)}
     if not told:
         return found
-    asked = {media_input(label) for i, _, label in found if i not in told} - {None}
-    return [f for f in found if not (f[0] in told and media_input(f[2]) in asked
+    asked, others = {media_input(label) for i, _, label in found if i not in told} - {None}, any(i not in told for i, _, _ in found)
+    return [f for f in found if not (f[0] in told and (media_input(f[2]) in asked or others and f[2] in MAKING_STEPS)
                                      and _asked_nowhere_else(f, P, told, m.threshold * CLAUSE_SHARE))]
 
 
