@@ -672,6 +672,7 @@ def test_a_clause_whose_verb_draws_a_new_thing_gets_the_picture_however_unsure_t
         ("describe this photo, then sketch a heron", [(0, cap, "image-to-text")], [(1, t2i, "text-to-image")]),
         ("the pose of this, then sketch a heron", [(0, guided, "guided")], []),
         ("describe this photo, then sketch a heron on the roof", [(0, cap, "image-to-text")], []),
+        ("find the boats in this photo, then draw a circle around each boat", [(0, cap, "image-to-text")], []),
     ]:
         seg, views, P = detector.scores(read_request(request), [])
         assert len(views) == 2

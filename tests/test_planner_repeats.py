@@ -228,3 +228,19 @@ def test_a_language_said_alone_after_a_translation_is_a_second_translation(plann
     assert tasks_of(check) == ["translation", "translation"]
     assert [t.args["target_language"] for t in check.plan.tasks] == languages
     assert check.plan.tasks[0].args["text"] == check.plan.tasks[1].args["text"]
+
+
+@pytest.mark.parametrize("request_text, language", [
+    ("translate 'the lift is broken' into Polish. Polish please.", "Polish"),  # named again
+    ("translate 'guten Abend' to English. German.", "English"),  # said alone: maybe the one it is in
+])
+def test_a_language_named_again_or_said_alone_is_no_second_translation(planner, request_text, language):
+    check = planner.plan(request_text)
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["target_language"] == language
+
+
+def test_one_more_with_nothing_said_copies_the_nearest_thing_made(planner):
+    check = planner.plan("paint a green tractor, then another one at night. one more please")
+    first, second, third = _texts(check, "text-to-image")
+    assert "night" not in first and "night" in second and third == second

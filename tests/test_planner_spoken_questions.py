@@ -108,6 +108,7 @@ def test_words_stated_then_said_out_loud_are_spoken_as_they_are(planner, request
 @pytest.mark.parametrize("request_text", [
     "my sister passed her driving test, tell me about it out loud",  # talk about it, not its words
     "what's the tallest mountain in Africa? say it out loud",  # a question: its answer is said
+    "I need a name for my new goldfish, say it out loud",  # a wish is a request
 ])
 def test_what_is_asked_or_talked_about_before_speech_is_still_answered(planner, request_text):
     assert tasks_of(planner.plan(request_text)) == ["conversational", "text-to-speech"]

@@ -614,7 +614,7 @@ def test_separately_after_the_things_still_asks_once_each():
 
 @pytest.mark.parametrize("request_text, file, task", [
     ("sketch a hedgehog in a teacup, and then describe this photo for me", "garden.jpg", "image-to-text"),
-    ("Make an image of a lighthouse at dusk. Also, what breed is the dog in this picture?", "puppy.jpg",
+    ("Make an image of a lighthouse at dusk. Also, what breed is the dog in this photo?", "puppy.jpg",
      "image-classification"),
     ("paint me a field of sunflowers, then caption the photo I sent", "market.jpg", "image-to-text"),
 ])
@@ -626,9 +626,13 @@ def test_a_photo_pointed_at_after_a_picture_made_from_words_is_the_photo_given(p
     assert check.plan.tasks[1].args["image"] == str(tmp_path / file)
 
 
-def test_the_picture_named_without_pointing_at_a_given_one_is_still_the_one_made(planner, tmp_path):
-    """"..., then describe the picture": the one just made (TaskBench's chains, and how people say it)."""
-    check = planner.plan("generate an image of a red tram in the fog and then describe the image", attach(tmp_path, "bus.jpg"))
+@pytest.mark.parametrize("request_text", [
+    "generate an image of a red tram in the fog and then describe the image",  # TaskBench's chains, how people say it
+    "draw a red tram in the fog, then caption this drawing",  # a drawing, a picture: made as often as given
+    "generate a picture of a red tram in the fog, then describe this new image",
+])
+def test_the_picture_named_without_pointing_at_a_given_photo_is_still_the_one_made(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "bus.jpg"))
     assert tasks_of(check) == ["text-to-image", "image-to-text"]
     assert check.plan.tasks[1].args["image"] == placeholder(check.plan.tasks[0].id)
 
@@ -636,6 +640,7 @@ def test_the_picture_named_without_pointing_at_a_given_one_is_still_the_one_made
 @pytest.mark.parametrize("request_text, prompt", [
     ("caption this photo and then draw a hedgehog in a teacup", "a hedgehog in a teacup"),
     ("describe this picture, and sketch me an owl on a branch", "an owl on a branch"),
+    ("caption this photo and then draw a heron that is fishing", "a heron that is fishing"),  # a relative "that"
 ])
 def test_a_drawing_with_its_own_subject_beside_a_photo_is_drawn_from_its_own_words(planner, tmp_path, request_text,
                                                                                    prompt):

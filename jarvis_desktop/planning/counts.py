@@ -12,7 +12,6 @@ reasons") asks for one thing.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ..pipeline.plan import placeholder_ids
@@ -26,8 +25,6 @@ if TYPE_CHECKING:
 #: The most copies one request makes (a larger count is a list inside one answer, or a typo)
 MAX_COPIES = 5
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
-#: Words that point at all the copies just made ("read them aloud", "describe each")
-ALL_OF_THEM_RE = re.compile(r"\b(?:them|those|these|each|both|all)\b", re.I)
 #: Units a number measures one thing in
 _MEASURES = {"second", "sec", "minute", "min", "hour", "line", "word", "sentence", "paragraph", "page", "verse",
              "stanza", "part", "panel", "frame", "step", "chapter", "syllable", "character", "inch", "pixel", "px", "k"}

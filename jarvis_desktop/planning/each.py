@@ -13,6 +13,8 @@ EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of
 #: "which of these has a cat")
 EACH_RE = re.compile(r"\b(?:both|each|every|separately|respectively|two|three|four|all (?:the|of|these|those|my|\d+)"
                      r"|which (?:one )?of (?:these|those|the|my))\b", re.I)  # "which of these recordings ...": each is judged
+#: Words that point at all of a group just made, copies of one thing included ("read them aloud", "describe each")
+ALL_OF_THEM_RE = re.compile(r"\b(?:them|those|these|each|both|all)\b", re.I)
 #: "separately" opening a command ("..., and separately draw ...", "separately, translate it"): a
 #: step apart from the others, not one per file as in "summarise both files separately"
 _APART_RE = re.compile(r"(?:^|\band\b|,)\s*separately\b(?=\s*,?\s*[a-z])", re.I)

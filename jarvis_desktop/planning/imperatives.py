@@ -36,7 +36,7 @@ def gives_a_command(tokens: list) -> bool:
 _MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
 #: Objects with which those verbs make nothing ("draw a conclusion", "paint a picture of how it went" stays)
 _IDIOMS = {"conclusion", "attention", "comparison", "parallel", "inspiration", "breath", "line", "lesson", "insight", "meaning",
-           "strength", "blank", "crowd"}
+           "strength", "blank"}
 
 
 def commanded_medium(tokens: list) -> str | None:
@@ -53,8 +53,10 @@ def commanded_medium(tokens: list) -> str | None:
 #: Words that open a clause joined to another without changing it ("..., and then draw a fox")
 _JOINERS = {"and", "then", "also", "after", "next", "afterwards", "plus", "finally", "lastly"}
 #: Words that put a drawing on or around something there already ("draw a circle around the dog",
-#: "a hat on him"), not inside what it shows ("an owl on a branch")
-_PLACING = {"on", "onto", "over", "around", "round", "in", "into", "to"}
+#: "a box around each car", "a hat on him"), not where what it shows is ("an owl on a branch", "a
+#: fox in the snow"); "on the branch" may be either, and is left to the step model
+_PLACING = {"on", "onto", "over", "around", "round", "into", "to"}
+_PLACED_ON = {"each", "every", "all", "both", "top"}  # ... and the words that say a thing is there already
 _POINTERS = {"it", "this", "that", "them", "these", "those", "him", "her"}
 
 
@@ -70,9 +72,9 @@ def drawn_in_clause(tokens: list) -> str | None:
     rest = words[2:] if len(words) > 1 and words[1].lower in ("me", "us") else words[1:]
     if not rest or rest[0].lower in GIVEN_DETERMINERS or rest[0].pos not in ("DET", "NUM", "ADJ", "NOUN", "PROPN"):
         return None  # "draw the result", "draw me what you described": not a thing of its own
-    if any(t.lemma in _IDIOMS for t in rest[:3]) or any(t.lower in _POINTERS or t.lower in _PLACING and (
-            n + 1 < len(rest) and rest[n + 1].lower in GIVEN_DETERMINERS) for n, t in enumerate(rest)):
-        return None
+    if any(t.lemma in _IDIOMS for t in rest[:3]) or any(t.lower in _POINTERS and t.tag not in ("WDT", "PRP$") or t.lower in _PLACING and (
+            n + 1 < len(rest) and rest[n + 1].lower in GIVEN_DETERMINERS | _PLACED_ON) for n, t in enumerate(rest)):
+        return None  # (not a relative "that" nor a possessive "her": "a cat that is sleeping", "a girl with her kite")
     return _MEDIUM_VERBS[words[0].lemma]
 
 

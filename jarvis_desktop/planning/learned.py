@@ -525,8 +525,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
     a clause with a verb of doing, or one naming a thing to make ("poem abt cats, read it to me")."""
     if len(views) < 2:
         return []
-    claimed = {i for i, _, _ in found}
-    labels = {j for _, j, _ in found}
+    claimed, labels, guided = {i for i, _, _ in found}, {j for _, j, _ in found}, {CONTROL, GUIDED} & {f[2] for f in found}
     out = []
     for i, view in enumerate(views):
         if i in claimed:
@@ -540,7 +539,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         j, bar = int(P[i].argmax()), CLAUSE_SHARE
         naming = {t.lemma for t in verbs} - _MAKING
         # "..., and sketch me an owl": asked however unsure the model; not a map's picture ("pose from this, then draw a ballerina")
-        drawn = None if {CONTROL, GUIDED} & {label for _, _, label in found} else TEXT_MAKERS.get(drawn_in_clause(toks) or "")
+        drawn = None if guided else TEXT_MAKERS.get(drawn_in_clause(toks) or "")
         made = {TEXT_MAKERS[kind] for kind in media_made(toks) if kind in TEXT_MAKERS} | {drawn} - {None}
         if choice:
             made |= JUDGES  # "... and is it mean or is it wholesome": a judgement between labels

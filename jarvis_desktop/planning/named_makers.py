@@ -224,8 +224,8 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     if not asked and speaks_only_a_result(seg.tokens_in(views[i].span)):
         # "flip a coin and tell me the result out loud": the result is of the words before
         asked = [k for k in range(i) if names_something(seg.tokens_in(views[k].span))][-1:]
-        if SAY_IT_RE.search(views[i].span.text):  # "dinner is at six, say it": those words, no reply to them
-            asked = [k for k in asked if not states_words(seg.tokens_in(views[k].span))]
+        if SAY_IT_RE.search(views[i].span.text):  # "dinner is at six, say it": those words, spoken (statement_spoken)
+            asked = [k for k in asked if not (k == i - 1 and states_words(seg.tokens_in(views[k].span)))]
     if not asked:
         return []
     k = asked[-1]

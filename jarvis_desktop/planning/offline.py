@@ -19,8 +19,8 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .as_written import as_written
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
-from .each import EACH_FILE_RE, EACH_RE, asks_each
-from .counts import ALL_OF_THEM_RE, copies_asked
+from .each import ALL_OF_THEM_RE, EACH_FILE_RE, EACH_RE, asks_each
+from .counts import copies_asked
 from .extract import Span, asked_after_colon, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
@@ -257,7 +257,7 @@ class OfflinePlanner:
         if d.task == "translation":
             m = next((m for text in (clause.text, sentence.text, r.text) for m in self.kb.language_re.finditer(text)
                       if not says_source(text, m)), None)
-            if again and not (m and m.string is clause.text) and (lang := bare_target((clause,), r.quotes, self.kb.language_name_re)):
+            if again and not self.kb.language_re.search(clause.text) and (lang := bare_target((clause,), r.quotes, self.kb.language_name_re)):
                 args["target_language"] = lang  # "... to German. Then Italian too": the second one's own language
             elif m:
                 args["target_language"] = m.group(1).capitalize()
@@ -271,7 +271,7 @@ class OfflinePlanner:
             st.fanned = [self._push(st, d.task, {**args, "target_language": lang}, d.start).id for lang in langs]
             return "ok"
         if name is None:
-            self._push(st, d.task, args, d.start, copy=bool(again))
+            self._push(st, d.task, args, d.start, copy=bool(again) and d.task != "translation")
             return "ok"
         st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start,
                                 copy=len(set(inputs)) < len(inputs)).id for v in inputs]
@@ -328,7 +328,7 @@ class OfflinePlanner:
         if len(group) >= 2 and len(reads) == 1 and (each and not files and len(texts) == 1 or args[reads[0]] == group[-1] and (
                 ALL_OF_THEM_RE.search(clause.text) and all(st.nodes[i].args == st.nodes[st.fanned[0]].args for i in st.fanned))):
             return reads[0], group
-        if each and len(ins := files or texts) == 1:
+        if len(ins := files or texts) == 1 and (asks_each(EACH_RE, clause.text) if files else each):  # (files: each asked in its own clause)
             # "caption a.jpg, transcribe b.wav, then read both aloud", "draw a fox, then another, and describe each": each unread result
             read, kind = values_read(st), ARG_KINDS[ins[0]]
             unread = [placeholder(n.id) for n in st.nodes if kind in n.outputs and placeholder(n.id) not in read]

@@ -29,10 +29,14 @@ _NOUN_KIND = {n: k for k, nouns in KIND_NOUNS.items() for n in nouns}
 GIVEN_NOUNS = frozenset(_NOUN_KIND) | {
     "image", "file", "note", "notes", "letter", "page", "report", "essay", "article", "text", "email", "message", "review",
     "call", "interview", "lecture", "story", "paragraph", "poem", "speech", "description", "caption", "sentence"}
-#: A file the user has, pointed at ("this photo", "my recordings", "the picture I sent you")
-_GIVEN_RE = {kind: re.compile(rf"\b(?:this|these|my)\s+(?:\w+\s+)?(?:{'|'.join(nouns)})s?\b|"
+#: Files a user has rather than one a step makes ("this photo", "my recording"; a drawing or a
+#: picture may be either)
+_TAKEN_NOUNS = {"image": "photo|photograph|snap|shot|snapshot|screenshot|scan|selfie", "audio": "recording|voicemail|memo|voice note"}
+#: A file the user has, pointed at ("this photo", "my recordings", "the picture I sent you"), not
+#: one called made ("this new photo")
+_GIVEN_RE = {kind: re.compile(rf"\b(?:this|these|my)\s+(?!(?:new|generated|made|edited|resulting)\b)(?:\w+\s+)?(?:{_TAKEN_NOUNS[kind]})s?\b|"
                               rf"\b(?:{'|'.join(nouns)})s?\s+(?:I|we)\s+(?:just\s+)?(?:sent|attached|gave|uploaded|dropped|shared)\b", re.I)
-             for kind, nouns in KIND_NOUNS.items()}
+             for kind, nouns in KIND_NOUNS.items() if kind in _TAKEN_NOUNS}
 
 
 def points_at_given(kind: str, text: str) -> bool:

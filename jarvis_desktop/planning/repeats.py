@@ -73,8 +73,10 @@ _FILLERS_RE = re.compile(r"^[\s,;:]*(?:(?:but|this\s+time|only|just|though|now|m
 #: a comma or "but", or with a word of degree
 _COMPARED_RE = re.compile(r"^(?:,\s*)?(?:but\s+)?(?:(?:way|much|even|slightly|somewhat|a\s+(?:bit|little|lot))\s+)?"
                           r"(?:(?:more|less)\s+[a-z]+|[a-z]{2,}er)\b(?=[\s.!?,]*$|\s+(?:and|than|but|" + "|".join(_LINKS) + r")\b)", re.I)
-#: The end of a clause that asks for a copy and says nothing of how it differs ("another one, please!")
-_NOTHING_MORE_RE = re.compile(r"^[\s,.!?]*(?:(?:please|too|as\s+well|thanks|thank\s+you)\b[\s,.!?]*)*$", re.I)
+#: Words that close a clause without saying more ("another one, please!", "then Italian too")
+_TAIL = r"(?:please|too|as\s+well|also|thanks|thank\s+you)"
+#: The end of a clause that asks for a copy and says nothing of how it differs
+_NOTHING_MORE_RE = re.compile(rf"^[\s,.!?]*(?:{_TAIL}\b[\s,.!?]*)*$", re.I)
 #: "... and another one from the lines of the second": the same step on another file the request
 #: gives (each file's step is found elsewhere), not a second description; "the first snowfall" is
 #: a description
@@ -87,8 +89,9 @@ _FROM_FIRST_RE = re.compile(r"\b(?:from|like|of|based on|using)\s+(?:it|that|thi
 @dataclass
 class Again:
     """A clause asking for another thing of a kind made before: its own making verb ("draw
-    another ..."), the kind it names ("image", "translation"; None for "one" or nothing) and what
-    is different about it ("in blue", "about snow", ", sadder")."""
+    another ..."), the kind it names ("image", "translation"; None for "one" or nothing; a clause
+    that only names a language is of kind "translation", its words the rest) and what is
+    different about it ("in blue", "about snow", ", sadder", "then Italian too")."""
 
     verb: str | None
     kind: str | None
@@ -96,8 +99,8 @@ class Again:
 
     @property
     def bare(self) -> bool:
-        """Nothing is said of how the second differs ("then another"): a copy of a thing made; not a
-        translation, whose second is into another language."""
+        """Nothing is said of how the second differs ("then another"): a copy of the thing made
+        (a translation is not asked again so: its second one is into another language)."""
         return bool(_NOTHING_MORE_RE.match(self.rest))
 
     @property
@@ -116,9 +119,8 @@ def _asked_again(text: str, before: str = "") -> Again | None:
     """The "another one" at the start of a clause, where a description follows; or a clause that
     only names a language ("... into German. Then Italian too, please"): a second translation."""
     m = _AGAIN_RE.match(text)
-    if m is None:  # (a language said in a sentence of its own, or "too": not the first one's "..., into German")
-        alone = before.rstrip()[-1:] in (".", "!", "?", ";") or re.search(r"\b(?:too|as\s+well|also)\b", text, re.I)
-        return Again(None, "translation", text) if alone and _language_again_re().match(text) else None
+    if m is None:  # kind "translation", the language being the difference
+        return Again(None, "translation", text) if _another_language(text, before) else None
     kind, rest = (m.group("kind") or "").lower(), m.group("rest")
     if kind and (kind in _LINKS or kind not in KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
         kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
@@ -130,8 +132,17 @@ def _asked_again(text: str, before: str = "") -> Again | None:
 @lru_cache(maxsize=1)
 def _language_again_re() -> re.Pattern[str]:
     from .detect import knowledge  # (the languages the planner knows; imported here, as detect reads the repeats)
-    return re.compile(r"^[\s,.;:]*(?:(?:and|also|then|now|plus|next|oh|ok|okay|so|maybe|same)\b[\s,]*)*(?:(?:in|into|to)\s+)?"
-                      + knowledge().language_name_re.pattern + r"(?:[\s,]+(?:too|as\s+well|also|please|thanks))*[\s.!?,]*$", re.I)
+    return re.compile(r"^[\s,.;:]*(?P<joined>(?:(?:and|also|then|now|plus|next)\b[\s,]*)+)?(?:(?:in|into|to)\s+)?(?P<lang>"
+                      + knowledge().language_name_re.pattern + rf")(?P<tail>(?:[\s,]+{_TAIL})*)[\s.!?,]*$", re.I)
+
+
+def _another_language(text: str, before: str) -> bool:
+    """The clause only names a language, joined on ("and French", "then Italian too") after the
+    words ``before`` it, which do not name it: one more translation into it. Not a language said
+    alone ("... to English. German.": maybe the one the text is in) or named again ("Japanese please")."""
+    m = _language_again_re().match(text)
+    return bool(m and (m.group("joined") or re.search(r"\b(?:too|as\s+well|also)\b", m.group("tail"), re.I))
+                and not re.search(rf"\b{re.escape(m.group('lang'))}\b", before, re.I))
 
 
 def _looks_like_a_description(rest: str) -> bool:
@@ -176,8 +187,6 @@ def described_again(previous: Span, again: Again, tokens: list[Token], base: str
     request's parse, read, not made again. None when the previous clause names no thing (no
     noun after its verb, or no parse)."""
     rest = again.rest.strip()
-    if _NOTHING_MORE_RE.match(rest):
-        return base  # "draw a fox. another one": a second fox
     if m := _COMPARED_RE.match(rest):  # "one more, sadder": the comparison goes before the thing
         compared = re.sub(r"^(?:,\s*)?(?:but\s+)?", "", m.group(0))
         named = re.search(r"\s(?:" + "|".join(_LINKS) + r")\s", base, re.I)  # the thing is named before its description
@@ -214,7 +223,7 @@ def described_again(previous: Span, again: Again, tokens: list[Token], base: str
 def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str], P=None) -> list[tuple[int, int, str]]:
     """``found`` (clause, label index, label) with the step asked again in each clause that says
     "another one": the making step (or the translation, whose difference is the language:
-    "translate it into Spanish, and another one in French"; not speech, whose words would be
+    "translate it into Spanish, and another one in French", "..., then Italian too"; not speech, whose words would be
     "another one") of the nearest clause before that made the kind named ("another image"), past
     the steps on it ("write a poem and read it aloud, then another about the stars"). Without a
     verb of its own ("..., and another in the style of van gogh") the clause is that making step
@@ -285,6 +294,8 @@ def prompt_again(task: str, clause: Span, st: PlanState, current: str | None) ->
         return first.args.get("text") if current == placeholder(first.id) else None
     if _FROM_FIRST_RE.search(m.rest):
         return None
+    if m.bare and (text := first.args.get("text")) and not placeholder_ids(text):
+        return text  # "draw a fox. then another": a copy of the nearest one made
     # the thing first described, not another "another" ("..., another of snow, and one more over a lake")
     asked = [(n, r.clauses[r.clause_at(n.pos)]) for n in reversed(st.nodes) if n.task == task]
     described = next(((n, c) for n, c in asked if not asks_again(c.text, r.text[: c.start])), None)

@@ -1,7 +1,8 @@
 """Words that point back at what an earlier step made, or at what the user gave.
 
 "Translate the summary", "based on the transcription", "the German version", "the original
-photo", "it": the planner links a step to the result these words name. Plain text in, answers out.
+photo", "it": the planner links a step to the result these words name. Plain text in (and a clause's
+parse where a verb's object matters: "..., and draw a koala"), answers out.
 """
 
 from __future__ import annotations
@@ -99,16 +100,17 @@ def means_original(text: str) -> bool:
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
 
 
-def has_own_subject(words: str, made: set[str], tokens: list = ()) -> bool:
+def has_own_subject(words: str, made: set[str], tokens: Sequence = ()) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result.
 
     ``made``: the tasks planned so far; a result named ("the email") points back only when such a
     step was planned ("a nice image of cherry blossoms I can attach to the email"). ``tokens``: the
     clause's, whose own verb may name the picture ("..., and draw a koala")."""
     named = [tasks for tasks in named_results(words) if set(tasks) & made]
-    return bool(OWN_SUBJECT_RE.search(words) or drawn_in_clause(tokens)) and not (
-        RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named
-        or re.search(r"\b(?:this|that|these|those|same)\b", words, re.I))
+    if RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named:
+        return False
+    return bool(drawn_in_clause(tokens)) or bool(OWN_SUBJECT_RE.search(words)) and not re.search(
+        r"\b(?:this|that|these|those|same)\b", words, re.I)  # (the clause's parse tells a pointer from a relative "that")
 
 
 #: Words that ask for one more thing of the same file ("segment street.png; depth map too", "cut the

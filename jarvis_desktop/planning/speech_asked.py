@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..media import kind_of
+from .detect import ASK_RE
 from .imperatives import MAKING_VERBS
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
@@ -73,9 +74,10 @@ SAY_IT_RE = re.compile(r"\b(?:say|read|speak|repeat|announce)\s+(?:it|that|this)
 def states_words(toks: list) -> bool:
     """The clause is a statement of its own, not a request ("dinner is at six", "I'll be home late":
     words to say as they are): its main verb is finite with a subject of its own, not "you", and it
-    asks nothing ("flip a coin", "what's the time?")."""
+    asks nothing ("flip a coin", "what's the time?", "I need a name for my cat")."""
     verb = next((t for t in toks if t.pos in ("VERB", "AUX")), None)
-    if verb is None or any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS:
+    if verb is None or any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS or ASK_RE.search(
+            " ".join(t.text for t in toks)):
         return False
     before = [t for t in toks if t.start < verb.start]
     return (verb.tag in ("VBZ", "VBD", "VBP", "MD") and bool(before)
