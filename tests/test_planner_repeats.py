@@ -218,18 +218,6 @@ def test_a_bare_another_after_a_translation_asks_for_no_second_one(planner):
     assert tasks_of(check) == ["translation"]
 
 
-@pytest.mark.parametrize("request_text, languages", [
-    ("Translate 'the ferry is cancelled today' into Dutch. Then Swedish too, please.", ["Dutch", "Swedish"]),
-    ("translate 'mind the step' to Greek. and Turkish as well", ["Greek", "Turkish"]),
-])
-def test_a_language_said_alone_after_a_translation_is_a_second_translation(planner, request_text, languages):
-    """"... into Dutch. Then Swedish too": the same words into the second language, not the Dutch."""
-    check = planner.plan(request_text)
-    assert tasks_of(check) == ["translation", "translation"]
-    assert [t.args["target_language"] for t in check.plan.tasks] == languages
-    assert check.plan.tasks[0].args["text"] == check.plan.tasks[1].args["text"]
-
-
 @pytest.mark.parametrize("request_text, language", [
     ("translate 'the lift is broken' into Polish. Polish please.", "Polish"),  # named again
     ("translate 'guten Abend' to English. German.", "English"),  # said alone: maybe the one it is in

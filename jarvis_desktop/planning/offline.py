@@ -257,9 +257,7 @@ class OfflinePlanner:
         if d.task == "translation":
             m = next((m for text in (clause.text, sentence.text, r.text) for m in self.kb.language_re.finditer(text)
                       if not says_source(text, m)), None)
-            if again and not self.kb.language_re.search(clause.text) and (lang := bare_target((clause,), r.quotes, self.kb.language_name_re)):
-                args["target_language"] = lang  # "... to German. Then Italian too": the second one's own language
-            elif m:
+            if m:
                 args["target_language"] = m.group(1).capitalize()
             elif lang := bare_target((clause, sentence), r.quotes, self.kb.language_name_re):
                 args["target_language"] = lang

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..pipeline.plan import placeholder, placeholder_ids
@@ -73,10 +72,8 @@ _FILLERS_RE = re.compile(r"^[\s,;:]*(?:(?:but|this\s+time|only|just|though|now|m
 #: a comma or "but", or with a word of degree
 _COMPARED_RE = re.compile(r"^(?:,\s*)?(?:but\s+)?(?:(?:way|much|even|slightly|somewhat|a\s+(?:bit|little|lot))\s+)?"
                           r"(?:(?:more|less)\s+[a-z]+|[a-z]{2,}er)\b(?=[\s.!?,]*$|\s+(?:and|than|but|" + "|".join(_LINKS) + r")\b)", re.I)
-#: Words that close a clause without saying more ("another one, please!", "then Italian too")
-_TAIL = r"(?:please|too|as\s+well|also|thanks|thank\s+you)"
-#: The end of a clause that asks for a copy and says nothing of how it differs
-_NOTHING_MORE_RE = re.compile(rf"^[\s,.!?]*(?:{_TAIL}\b[\s,.!?]*)*$", re.I)
+#: The end of a clause that asks for a copy and says nothing of how it differs ("another one, please!")
+_NOTHING_MORE_RE = re.compile(r"^[\s,.!?]*(?:(?:please|too|as\s+well|also|thanks|thank\s+you)\b[\s,.!?]*)*$", re.I)
 #: "... and another one from the lines of the second": the same step on another file the request
 #: gives (each file's step is found elsewhere), not a second description; "the first snowfall" is
 #: a description
@@ -89,9 +86,8 @@ _FROM_FIRST_RE = re.compile(r"\b(?:from|like|of|based on|using)\s+(?:it|that|thi
 @dataclass
 class Again:
     """A clause asking for another thing of a kind made before: its own making verb ("draw
-    another ..."), the kind it names ("image", "translation"; None for "one" or nothing; a clause
-    that only names a language is of kind "translation", its words the rest) and what is
-    different about it ("in blue", "about snow", ", sadder", "then Italian too")."""
+    another ..."), the kind it names ("image", "translation"; None for "one" or nothing) and what
+    is different about it ("in blue", "about snow", ", sadder")."""
 
     verb: str | None
     kind: str | None
@@ -116,33 +112,16 @@ def asks_again(text: str, before: str = "") -> bool:
 
 
 def _asked_again(text: str, before: str = "") -> Again | None:
-    """The "another one" at the start of a clause, where a description follows; or a clause that
-    only names a language ("... into German. Then Italian too, please"): a second translation."""
+    """The "another one" at the start of a clause, where a description follows."""
     m = _AGAIN_RE.match(text)
-    if m is None:  # kind "translation", the language being the difference
-        return Again(None, "translation", text) if _another_language(text, before) else None
+    if m is None:
+        return None
     kind, rest = (m.group("kind") or "").lower(), m.group("rest")
     if kind and (kind in _LINKS or kind not in KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
         kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
     if not _looks_like_a_description(rest):
         return None
     return Again(m.group("verb"), kind or None, rest)
-
-
-@lru_cache(maxsize=1)
-def _language_again_re() -> re.Pattern[str]:
-    from .detect import knowledge  # (the languages the planner knows; imported here, as detect reads the repeats)
-    return re.compile(r"^[\s,.;:]*(?P<joined>(?:(?:and|also|then|now|plus|next)\b[\s,]*)+)?(?:(?:in|into|to)\s+)?(?P<lang>"
-                      + knowledge().language_name_re.pattern + rf")(?P<tail>(?:[\s,]+{_TAIL})*)[\s.!?,]*$", re.I)
-
-
-def _another_language(text: str, before: str) -> bool:
-    """The clause only names a language, joined on ("and French", "then Italian too") after the
-    words ``before`` it, which do not name it: one more translation into it. Not a language said
-    alone ("... to English. German.": maybe the one the text is in) or named again ("Japanese please")."""
-    m = _language_again_re().match(text)
-    return bool(m and (m.group("joined") or re.search(r"\b(?:too|as\s+well|also)\b", m.group("tail"), re.I))
-                and not re.search(rf"\b{re.escape(m.group('lang'))}\b", before, re.I))
 
 
 def _looks_like_a_description(rest: str) -> bool:
@@ -223,7 +202,7 @@ def described_again(previous: Span, again: Again, tokens: list[Token], base: str
 def with_steps_asked_again(found: list[tuple[int, int, str]], texts: list[str], P=None) -> list[tuple[int, int, str]]:
     """``found`` (clause, label index, label) with the step asked again in each clause that says
     "another one": the making step (or the translation, whose difference is the language:
-    "translate it into Spanish, and another one in French", "..., then Italian too"; not speech, whose words would be
+    "translate it into Spanish, and another one in French"; not speech, whose words would be
     "another one") of the nearest clause before that made the kind named ("another image"), past
     the steps on it ("write a poem and read it aloud, then another about the stars"). Without a
     verb of its own ("..., and another in the style of van gogh") the clause is that making step
