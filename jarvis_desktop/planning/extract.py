@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 
 from ..media import AUDIO_EXTS, IMAGE_EXTS, TEXT_EXTS, VIDEO_EXTS, kind_of
 
+#: Adverbs that open a new step ("..., then read it aloud").
+STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
+
 _EXTS = sorted({e.lstrip(".") for e in IMAGE_EXTS | AUDIO_EXTS | VIDEO_EXTS | TEXT_EXTS}, key=len, reverse=True)
 FILE_RE = re.compile(r"(?<![\w/\\.-])((?:[\w~.-]+[/\\])*[\w~-][\w~.-]*\.(?:" + "|".join(_EXTS) + r"))(?![\w])", re.IGNORECASE)
 URL_RE = re.compile(r"\bhttps?://[^\s'\"<>)\]]+", re.IGNORECASE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .extract import STEP_ADVERBS
 from .step_labels import media_input, media_output
 
 #: Words that open a command without changing it
@@ -45,13 +46,15 @@ def commanded_medium(tokens: list) -> str | None:
     if not gives_a_command(tokens):
         return None
     words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
-    if any(t.lemma in _IDIOMS for t in words[1:4]):
-        return None  # "draw a conclusion from this", "draw attention to it": no picture
-    return _MEDIUM_VERBS.get(words[0].lemma)
+    return _medium_named(words[0], words[1:])
 
 
-#: Words that open a clause joined to another without changing it ("..., and then draw a fox")
-_JOINERS = {"and", "then", "also", "after", "next", "afterwards", "plus", "finally", "lastly"}
+def _medium_named(verb, rest: list) -> str | None:
+    """The kind of thing ``verb`` makes when it names one ("draw", "animate"), unless the words
+    after it make an idiom of it ("draw a conclusion from this", "draw attention to it")."""
+    return None if any(t.lemma in _IDIOMS for t in rest[:3]) else _MEDIUM_VERBS.get(verb.lemma)
+
+
 #: Words that put a drawing on or around something there already ("draw a circle around the dog",
 #: "a box around each car", "a hat on him"), not where what it shows is ("an owl on a branch", "a
 #: fox in the snow"); "on the branch" may be either, and is left to the step model
@@ -65,17 +68,17 @@ def drawn_in_clause(tokens: list) -> str | None:
     koala": an image even with a photo given); None when the clause draws on or around something
     there already ("and draw a hat on him") or asks for no such thing."""
     words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
-    while words and (words[0].pos in ("CCONJ", "ADV") or words[0].lower in _JOINERS):
-        words = words[1:]
-    if not words or words[0].pos != "VERB" or words[0].tag not in ("VB", "VBP") or words[0].lemma not in _MEDIUM_VERBS:
+    while words and (words[0].pos in ("CCONJ", "ADV") or words[0].lower in STEP_ADVERBS):
+        words = words[1:]  # "..., and then draw a fox"
+    if not words or words[0].pos != "VERB" or words[0].tag not in ("VB", "VBP"):
         return None
     rest = words[2:] if len(words) > 1 and words[1].lower in ("me", "us") else words[1:]
     if not rest or rest[0].lower in GIVEN_DETERMINERS or rest[0].pos not in ("DET", "NUM", "ADJ", "NOUN", "PROPN"):
         return None  # "draw the result", "draw me what you described": not a thing of its own
-    if any(t.lemma in _IDIOMS for t in rest[:3]) or any(t.lower in _POINTERS and t.tag not in ("WDT", "PRP$") or t.lower in _PLACING and (
+    if any(t.lower in _POINTERS and t.tag not in ("WDT", "PRP$") or t.lower in _PLACING and (
             n + 1 < len(rest) and rest[n + 1].lower in GIVEN_DETERMINERS | _PLACED_ON) for n, t in enumerate(rest)):
         return None  # (not a relative "that" nor a possessive "her": "a cat that is sleeping", "a girl with her kite")
-    return _MEDIUM_VERBS[words[0].lemma]
+    return _medium_named(words[0], rest)
 
 
 def thing_to_make(tokens: list, media_words: dict[str, set[str]]) -> str | None:

@@ -17,7 +17,7 @@ from .given_text import ANSWERING_FILES, outside_quotes
 from .imperatives import WRITINGS
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
-from .speech_asked import SAY_IT_RE, names_something, speaks_only_a_result, states_words
+from .speech_asked import names_something, speaks_only_a_result, speaks_statement
 from .step_words import DIRECT_QUESTION_RE, YOU_WORDS
 from .stepmodel import StepModel
 
@@ -224,8 +224,8 @@ def answers_to_speak(found: list[tuple[int, int, str]], P: np.ndarray, m: StepMo
     if not asked and speaks_only_a_result(seg.tokens_in(views[i].span)):
         # "flip a coin and tell me the result out loud": the result is of the words before
         asked = [k for k in range(i) if names_something(seg.tokens_in(views[k].span))][-1:]
-        if SAY_IT_RE.search(views[i].span.text):  # "dinner is at six, say it": those words, spoken (statement_spoken)
-            asked = [k for k in asked if not (k == i - 1 and states_words(seg.tokens_in(views[k].span)))]
+        # "dinner is at six, say it": those words are spoken (plan_state.statement_spoken), not replied to
+        asked = [k for k in asked if not (k == i - 1 and speaks_statement(seg.tokens_in(views[k].span), views[i].span.text))]
     if not asked:
         return []
     k = asked[-1]

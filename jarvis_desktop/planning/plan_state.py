@@ -9,7 +9,7 @@ from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS
 from .detect import Detection
 from .extract import RequestReading, Span
-from .speech_asked import SAY_IT_RE, states_words
+from .speech_asked import speaks_statement
 from .spoken_source import attachment_named
 
 
@@ -138,10 +138,11 @@ def statement_spoken(clause: Span, st: PlanState) -> str | None:
     """The words of a statement said just before ``clause`` when they ask for no step and ``clause``
     points back at them ("dinner is at six, say it out loud": those words, not a reply to them)."""
     k = st.reading.clause_at(clause.start)
-    if k == 0 or k - 1 not in st.stepless or not SAY_IT_RE.search(clause.text):
+    if k == 0 or k - 1 not in st.stepless:
         return None
     prev = st.reading.clauses[k - 1]
-    return prev.text.strip(" ,;") if states_words([t for t in st.reading.tokens if prev.start <= t.start < prev.end]) else None
+    said = [t for t in st.reading.tokens if prev.start <= t.start < prev.end]
+    return prev.text.strip(" ,;") if speaks_statement(said, clause.text) else None
 
 
 def step_part(pos: int, clause: Span, st: PlanState) -> Span:

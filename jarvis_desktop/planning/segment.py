@@ -14,11 +14,9 @@ from typing import Any
 
 from ..english import load_english, parse
 from ..media import kind_of
-from .extract import Span, _clauses
+from .extract import STEP_ADVERBS, Span, _clauses
 from .repeats import opens_again
 
-#: Adverbs that open a new step ("..., then read it aloud").
-_STEP_ADVERBS = {"then", "afterwards", "afterward", "finally", "lastly", "next", "subsequently", "later"}
 _VERBS = {"VERB"}
 #: A plus standing alone between two commands of a terse request: "caption + count the people".
 #: Not arrows: "edges of sketch.png -> a castle" is one step, a control map and what it shapes
@@ -86,12 +84,12 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             between = [c for c in t.head.children if c.dep_ in ("cc", "punct") and t.head.i < c.i < t.i]
             left = min([t.left_edge.i] + [c.i for c in between if c.dep_ == "cc"])
             cuts.add(doc[left].idx)
-        elif t.lower_ in _STEP_ADVERBS and t.i > 0 and doc[t.i - 1].text in (",", "and") and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("VERB", "PRON", "PUNCT"):
+        elif t.lower_ in STEP_ADVERBS and t.i > 0 and doc[t.i - 1].text in (",", "and") and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("VERB", "PRON", "PUNCT"):
             cuts.add(doc[t.i - 1].idx)  # ", then tell me ...": a new step whatever the parse made of it
-        elif (commands and t.lower_ in _STEP_ADVERBS and 0 < t.i < len(doc) - 1
+        elif (commands and t.lower_ in STEP_ADVERBS and 0 < t.i < len(doc) - 1
               and doc[t.i + 1].pos_ == "VERB" and doc[t.i + 1].tag_ in ("VB", "VBP")):
             cuts.add(t.idx)  # "make a picture of a castle then describe it": no comma, still a new step
-        elif t.lower_ in _STEP_ADVERBS and t.dep_ == "advmod" and t.head.pos_ in _VERBS and t.i < t.head.i:
+        elif t.lower_ in STEP_ADVERBS and t.dep_ == "advmod" and t.head.pos_ in _VERBS and t.i < t.head.i:
             prev = doc[t.i - 1] if t.i > 0 else None
             cuts.add(prev.idx if prev is not None and prev.lower_ in ("and", ",") else t.idx)
         elif t.text == ";":
@@ -200,7 +198,7 @@ def _starts_command(doc: Any, i: int) -> bool:
     nxt = doc[i + 1]
     if _only_connectives(doc, i - 1):
         return False  # "and then, separately, tell me ...": the words before belong to this command
-    if t.lower_ in _STEP_ADVERBS:
+    if t.lower_ in STEP_ADVERBS:
         return nxt.pos_ not in ("DET", "ADJ", "NUM")  # ", then a city with the same layout": a thing, not a command
     earlier = doc[t.sent.start : i]
     commanded = any(v.pos_ == "VERB" and v.tag_ == "VB" for v in earlier)

@@ -68,7 +68,13 @@ def names_something(toks: list) -> bool:
 
 
 #: Speech of what was just said ("say it", "read that out"), not talk about it ("tell me about it")
-SAY_IT_RE = re.compile(r"\b(?:say|read|speak|repeat|announce)\s+(?:it|that|this)\b", re.I)
+_SAY_IT_RE = re.compile(r"\b(?:say|read|speak|repeat|announce)\s+(?:it|that|this)\b", re.I)
+
+
+def speaks_statement(said: list, speech: str) -> bool:
+    """``speech`` ("say it out loud") asks to hear the words of the clause just before it, ``said``
+    (its tokens), as they are: that clause states something ("dinner is at six"), asking nothing."""
+    return bool(_SAY_IT_RE.search(speech)) and states_words(said)
 
 
 def states_words(toks: list) -> bool:
