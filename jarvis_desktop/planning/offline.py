@@ -27,6 +27,7 @@ from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
 from .references import file_references, points_at_given, quote_reference
+from .gaps import add_copies
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
 from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
@@ -134,6 +135,7 @@ class OfflinePlanner:
         state = PlanState(reading, attachments, notes=list(reading.notes), pointed={(f.start, f.end) for f in pointed})
         state.stepless = set(range(len(reading.clauses))) - {reading.clause_at(d.start) for d in dets}
         self._build(dets, state)
+        add_copies(state, self.kb.language_name_re)  # "translate 'X' to Spanish. Italian too"
         if not state.nodes and not state.missing:
             why = NO_EARLIER_ANSWER_NOTE if state.no_answer_named else nothing_planned_note(outside_quotes(reading.text, reading))
             return _empty(why, state.notes)

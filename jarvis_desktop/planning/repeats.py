@@ -38,7 +38,8 @@ _ASKED_AGAIN_LABELS = _MAKING_LABELS | {"translation"}
 
 #: "a second (one)", "a third": a count of the same thing, not a file pointed at ("the second")
 _ANOTHER_ORDINALS = ("second", "third", "fourth", "fifth")
-#: "another (one)", "one more", "a second (one)", after the connectives that start a step, a wish or
+#: "another (one)", "one more", "a second (one)", "one" before what describes it ("now one about
+#: thunder"; not "one of these"), after the connectives that start a step, a wish or
 #: a polite question ("I'd like another ...", "could you make a second ...") and at most a making
 #: verb ("..., then draw another of a dragon"); "do another" is the same step, no verb of its own.
 #: A word after it is a kind of thing ("another image but in winter"), checked in _asked_again.
@@ -47,7 +48,9 @@ _AGAIN_RE = re.compile(
     r"(?:(?:can|could|would|will)\s+you\s+(?:also\s+)?|(?:i'?d|i\s+would)\s+(?:also\s+)?(?:like|love)\s+|i\s+want\s+"
     r"|how\s+about\s+|what\s+about\s+)?(?:please\s+)?"
     r"(?P<verb>(?:make|draw|paint|sketch|write|compose|create|generate|give)\s+(?:me\s+|us\s+)?)?(?:do\s+)?"
-    r"(?P<again>another|one\s+more|an?\s+(?:" + "|".join(_ANOTHER_ORDINALS) + r"))(?:\s+(?P<kind>[a-z]+))?(?P<rest>\b.*)$",
+    r"(?P<again>another|one\s+more|an?\s+(?:" + "|".join(_ANOTHER_ORDINALS) + r")|one(?=\s+(?:about|for|with|in|featuring|showing"
+    r"|where|of(?!\s+(?:the|these|those|them|my|your|our|his|her|their|its|it|this|that|us)\b))\b))"
+    r"(?:\s+(?P<kind>[a-z]+))?(?P<rest>\b.*)$",
     re.I | re.S,
 )
 #: Nouns a repeat may name instead of "one", and the steps that make them (None: any making step).
@@ -142,7 +145,7 @@ def opens_again(doc, i: int) -> bool:
     t = doc[i]
     if t.lower_ not in _OPENERS or i == 0 or doc[i - 1].lower_ not in _CONNECTIVES or doc[i - 1].pos_ == "VERB":
         return False  # (not "I'd like another ...": a filler "like", not the verb)
-    if t.lower_ == "one" and not (i + 1 < len(doc) and doc[i + 1].lower_ == "more"):
+    if t.lower_ == "one" and not (i + 1 < len(doc) and (doc[i + 1].lower_ == "more" or _AGAIN_RE.match(doc[i:].text))):
         return False
     if t.lower_ in ("a", "an") and not (i + 1 < len(doc) and doc[i + 1].lower_ in _ANOTHER_ORDINALS):
         return False
