@@ -234,6 +234,36 @@ def test_the_fading_tail_of_its_own_sentence_is_not_taken_for_a_user(use_aec):
     assert [i for i in unexplained_blocks(user) if i >= starts]  # the user's voice over the same tail
 
 
+@pytest.mark.parametrize("use_aec", [False, True], ids=["correlation-gate", "webrtc-aec3"])
+def test_a_faint_sound_as_the_reply_comes_back_quietly_is_not_a_user(use_aec):
+    """The card ran dry and the reply comes back at the start of a word: its echo is at the room's
+    noise, and a sound 7 dB above that noise is no user talking over the answer (as 6 dB it passed
+    for one, and the assistant interrupted itself in CI); a voice 20 dB above it is."""
+    rng = np.random.default_rng(2)
+    n = 3 * SR
+    far = rng.normal(0, 0.1, n).astype(np.float32)  # a steady reply after a second of the room alone
+    far[:SR] = 0.0
+    far[int(2.4 * SR) // BLOCK * BLOCK:] *= 0.01
+    room = np.concatenate([np.zeros(480, np.float32), 0.2 * far])[:n] + rng.normal(0, 0.002, n).astype(np.float32)
+    at = int(2.6 * SR) // BLOCK * BLOCK
+
+    def explained(level_db):
+        mic = room.copy()
+        mic[at:] += rng.normal(0, np.sqrt(0.002 ** 2 * 10 ** (level_db / 10)), n - at).astype(np.float32)
+        reference = ReferenceTrack(keep_s=30)
+        reference.write(far, SR, t=1000.0)
+        gate = EchoCanceller(reference, use_aec=use_aec)
+        verdicts = []
+        for i in range(0, n - BLOCK + 1, BLOCK):
+            gate.process(mic[i:i + BLOCK], 1000.0 + i / SR)
+            if i >= at and gate.far_active():
+                verdicts.append(gate.echo_explains_speech())
+        return verdicts
+
+    assert all(explained(7.0))
+    assert not any(explained(20.0))
+
+
 def test_the_fake_rooms_clock_keeps_time_for_samples_lost_to_an_overflow():
     """The barge-in bench measures the user's onset on this clock: a count of delivered samples
     falls behind the room for good once the card overflowed (it made barge-ins look missed)."""

@@ -418,8 +418,11 @@ class EchoCanceller:
         Only blocks that stand above the room's noise are evidence either way: at the end of a
         sentence the echo fades into the noise, and those quiet blocks neither correlate with the
         speaker nor cancel (noise is not echo); counted as votes, they made the tail of the
-        assistant's own sentence look like a user talking (CI, 601929b). Nothing above the noise
-        means nobody is talking over the answer."""
+        assistant's own sentence look like a user talking (CI, 601929b). "Above" is the double-talk
+        detector's 10 dB (``dtd_noise_margin``): at 6 dB, the faint echo of a word as playback
+        resumed after the card ran dry (uncorrelated, AEC3 still settling) passed for a user
+        talking over the answer (CI, stop 44). Nothing above the noise means nobody is talking
+        over the answer."""
         if not self._stats or not self.far_active():
             return False
         import statistics
@@ -429,7 +432,7 @@ class EchoCanceller:
         if not self.echo_path_heard():
             return False
         floor = self.noise_floor()
-        heard = [s for s in self._stats if s.raw > 4.0 * floor]  # 6 dB above the noise
+        heard = [s for s in self._stats if s.raw > self.dtd_noise_margin * floor]
         if not heard:
             return True
         if statistics.median(s.corr for s in heard) > self.max_corr:
