@@ -139,3 +139,32 @@ def test_a_verb_or_a_thing_alone_after_a_question_of_a_passage(planner, request_
     first, second = _args(check, "question-answering", "text")
     assert asked not in first and asked in second
     assert len(set(_args(check, "question-answering", "context"))) == 1
+
+
+@pytest.mark.parametrize("request_, task, most", [
+    ("write three riddles, one about clocks and one about rivers", "text-generation", 3),  # one of the three asked
+    ("paint a lighthouse, one with a red roof", "text-to-image", 1),  # which lighthouse, not another
+])
+def test_one_describing_a_thing_asked_is_not_one_more(planner, request_, task, most):
+    assert 1 <= tasks_of(planner.plan(request_)).count(task) <= most
+
+
+@pytest.mark.parametrize("request_", [
+    "caption the first photo, the other one's out of focus",
+    "caption this photo, then the second paragraph",
+])
+def test_a_remark_on_the_other_file_or_another_thing_asks_nothing_more(planner, tmp_path, request_):
+    assert tasks_of(planner.plan(request_, attach(tmp_path, "pier.jpg", "dunes.jpg"))) == ["image-to-text"]
+
+
+def test_words_of_a_correction_inside_a_quote_are_quoted_words(planner):
+    check = planner.plan("translate 'sorry, I mean it' into Welsh. and 'see you later'")
+    assert _args(check, "translation", "text") == ["sorry, I mean it", "see you later"]
+
+
+def test_the_same_with_a_quote_then_a_command_of_its_own(planner):
+    # before: "the same" was read as a comparison of the two texts
+    check = planner.plan("translate 'open the window' to Greek, then do the same with 'close the door' and read it aloud")
+    assert tasks_of(check) == ["translation", "translation", "text-to-speech"]
+    assert _args(check, "translation", "text") == ["open the window", "close the door"]
+    assert check.plan.tasks[2].args["text"] == placeholder(check.plan.tasks[1].id)

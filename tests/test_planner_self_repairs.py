@@ -144,3 +144,21 @@ def test_the_rewrite_keeps_what_the_correction_repeats():
     meant = as_meant("draw a goat standing on a roof no wait make that a sheep standing on a roof")
     assert meant.text == "draw a sheep standing on a roof"
     assert [(c.withdrawn, c.meant) for c in meant.corrections] == [("a goat", "a sheep")]
+
+
+@pytest.mark.parametrize("request_, task, meant", [
+    ("sketch a yellow submarine under the sea, no wait, make it green", "text-to-image", "a green submarine under the sea"),
+    ("write a gloomy song about winter, actually make it upbeat", "text-generation", "write an upbeat song about winter"),
+    ("could you paint a picture of a wooden boat no wait make it blue a blue boat on a lake", "text-to-image",
+     "a blue boat on a lake"),
+])
+def test_make_it_with_a_property_changes_the_thing_asked_for(planner, request_, task, meant):
+    check = planner.plan(request_)
+    assert [t.task for t in check.plan.tasks] == [task]
+    assert check.plan.tasks[0].args["text"].lower() == meant
+
+
+def test_make_it_with_a_language_is_the_language_not_a_property(planner):
+    check = planner.plan("translate 'see you soon' into Italian, no wait, make it German")
+    assert [(t.task, t.args["text"], t.args["target_language"]) for t in check.plan.tasks] == [
+        ("translation", "see you soon", "German")]

@@ -17,11 +17,12 @@ import re
 from dataclasses import dataclass
 
 from ..media import kind_of
-from ..pipeline.plan import placeholder, placeholder_ids
+from ..pipeline.plan import PLACEHOLDER_RE, placeholder, placeholder_ids
 from .each import ALL_OF_THEM_RE
 from .extract import Span
+from .given_text import outside_quotes
 from .plan_state import PlanNode, PlanState
-from .references import GIVEN_NOUNS
+from .references import GIVEN_NOUNS, KIND_NOUNS
 
 #: Words that open a fragment: what comes after them shares the step said before
 _OPENERS = {"and", "then", "now", "also", "plus", "same", ",", "what", "how"}
@@ -44,7 +45,7 @@ _ASKED_OF_RE = re.compile(r"(?:(?<=[?.!])|^)\s*(?:(?:and|also|plus|then|what\s+a
 _NOT_THE_THING = {"this", "these", "my", "what", "which", "whose", "many", "much"}
 #: "this one", "the other one", "the next picture", "the last", "the rest": another of the files given
 _POINTER_RE = re.compile(r"\b(?:(?P<all>the\s+(?:rest|others|other\s+ones))|(?P<last>the\s+last)|"
-                         r"(?:this|that|the\s+(?:other|next|second|third|remaining))(?:\s+(?:one|[a-z]+))?)\b", re.I)
+                         r"(?:this|that|the\s+(?:other|next|second|third|remaining))(?:\s+(?:one|(?P<noun>[a-z]+)))?)\b", re.I)
 #: "do the same with ...", "same for ...", "the same thing to ...": the steps before, on another input
 _SAME_AGAIN_RE = re.compile(r"^[\s,.;:!?]*(?:(?:and|then|now|so|ok|okay|also|plus|um|uh|please)\b[\s,]*)*"
                             r"(?:do\s+)?(?:the\s+)?same(?:\s+thing)?(?:\s+again)?\s+(?:with|for|to|on)\b", re.I)
@@ -61,47 +62,23 @@ class _Fragment:
     at: int  # where the argument is said
 
 
-def _without_steps_of_repeats(st: PlanState) -> list[Span]:
-    """Drop the steps found in a clause that says "do the same with X" after a clause with a step,
-    and those that read their results: its words name no step of their own (the model reads "same"
-    as a comparison); the steps before it are asked again on X."""
-    r = st.reading
-    first = min(n.pos for n in st.nodes)
-    clauses = [c for c in r.clauses if c.start > first and _SAME_AGAIN_RE.match(c.text)]
-    gone = {n.id for n in st.nodes if any(c.start <= n.pos < c.end for c in clauses)}
-    if not gone:
-        return clauses
-    for n in st.nodes:
-        if any(i in gone for v in n.args.values() for i in placeholder_ids(v)):
-            gone.add(n.id)
-    ids = {n.id: k for k, n in enumerate(m for m in st.nodes if m.id not in gone)}
-    kept = [n for n in st.nodes if n.id not in gone]
-    for n in kept:
-        n.args = {k: _renumbered(v, ids) for k, v in n.args.items()}
-        n.id = ids[n.id]
-    st.nodes[:] = kept
-    return clauses
-
-
-def _renumbered(value: str, ids: dict[int, int]) -> str:
-    """``value`` with each result it reads under its step's new id (``ids``: old to new; the others kept)."""
-    for old in placeholder_ids(value):
-        value = value.replace(placeholder(old), placeholder(ids.get(old, old)))
-    return value
-
-
 def add_copies(st: PlanState, language_name_re: re.Pattern) -> None:
     """Ask each step again on the arguments of the fragments after it, with the steps done to its
     result (added to ``st.nodes`` as copies, each where its fragment is said)."""
     r = st.reading
     if not st.nodes or not r.tokens:
         return
-    repeats = _without_steps_of_repeats(st)
-    asked = [a for a in st.asked_at if not any(c.start <= a < c.end for c in repeats)]
-    for frag in _fragments(st, asked, language_name_re):
-        nodes = [n for n in st.nodes if n.pos < frag.start]
+    first = min(n.pos for n in st.nodes)
+    # "..., then do the same with diary.txt": the step the model found in those words (it reads
+    # "same" as a comparison) is no step of its own until it is known whether a copy is made
+    again = [c for c in r.clauses if c.start > first and _SAME_AGAIN_RE.match(c.text)]
+    doubtful = {n.id for n in st.nodes if any(c.start <= n.pos < c.end for c in again)}
+    asked = [a for a in st.asked_at if not any(c.start <= a < c.end for c in again)]
+    replaced: dict[int, int | None] = {}
+    for frag in _fragments(st, asked, doubtful, again, language_name_re):
+        nodes = [n for n in st.nodes if n.pos < frag.start and n.id not in doubtful]
         root = _root(nodes, frag, st)
-        if root is None or _REPAIR_RE.search(r.text[root.pos:frag.end]):
+        if root is None or _REPAIR_RE.search(outside_quotes(r.text[root.pos:frag.end], r)):
             continue  # "describe the first photo. actually no, the other one": one step, on the other
         chain = [root]
         for n in nodes:
@@ -111,16 +88,53 @@ def add_copies(st: PlanState, language_name_re: re.Pattern) -> None:
         # result, said of all of them, reads each copy's too
         later = [n for n in st.nodes if n.pos >= frag.end and placeholder(root.id) in n.args.values()
                  and ALL_OF_THEM_RE.search(r.clauses[r.clause_at(n.pos)].text)]
-        for value in frag.values:
-            _copy(chain + later, frag, value, st)
+        copies = [_copy(chain + later, frag, value, st) for value in frag.values]
+        for d in doubtful:  # found in the words of the fragment: the copy of its task takes its place,
+            n = st.nodes[d]  # else the copy of the last step asked again (what reads it reads that)
+            if frag.start <= n.pos < frag.end:
+                replaced[d] = next((c.id for made in copies for c in made if c.task == n.task), copies[0][-1].id if copies else None)
+    _replace(st, replaced)
 
 
-def _fragments(st: PlanState, asked: list[int], language_name_re: re.Pattern) -> list[_Fragment]:
-    """The fragments of the request, in order, each with the argument it holds that no step reads."""
+def _replace(st: PlanState, replaced: dict[int, int | None]) -> None:
+    """Drop the steps in ``replaced``: what read one reads its copy instead (None: no copy, and
+    what read it goes too). The steps left are put after what they read and numbered again."""
+    if not replaced:
+        return
+    copy_of = {old: new for old, new in replaced.items() if new is not None}
+    gone = set(replaced)
+    for n in st.nodes:
+        if n.id not in gone and any(i in gone and i not in copy_of for v in n.args.values() for i in placeholder_ids(v)):
+            gone.add(n.id)
+    pending = [n for n in st.nodes if n.id not in gone]
+    for n in pending:
+        n.args = {k: _renumbered(v, copy_of) for k, v in n.args.items()}
+    ordered: list[PlanNode] = []
+    while pending:  # a copy is added last; what reads it comes after it
+        n = next((n for n in pending if all(i in {o.id for o in ordered} for v in n.args.values() for i in placeholder_ids(v))), pending[0])
+        ordered.append(n)
+        pending.remove(n)
+    ids = {n.id: k for k, n in enumerate(ordered)}
+    for n in ordered:
+        n.args = {k: _renumbered(v, ids) for k, v in n.args.items()}
+        n.id = ids[n.id]
+    st.nodes[:] = ordered
+
+
+def _renumbered(value: str, ids: dict[int, int]) -> str:
+    """``value`` with each result it reads under its step's new id (``ids``: old to new; the others kept)."""
+    return PLACEHOLDER_RE.sub(lambda m: placeholder(ids.get(int(m.group(1) or m.group(2)), int(m.group(1) or m.group(2)))), value)
+
+
+def _fragments(st: PlanState, asked: list[int], doubtful: set[int], again: list[Span],
+               language_name_re: re.Pattern) -> list[_Fragment]:
+    """The fragments of the request, in order, each with the argument it holds that no step reads
+    (``doubtful``: steps whose reading does not count, said in the clauses ``again``)."""
     r = st.reading
-    read = [v for n in st.nodes for v in n.args.values()]
+    read = [v for n in st.nodes if n.id not in doubtful for v in n.args.values()]
     out: list[_Fragment] = []
-    quotes = [q for q in r.quotes if not any(q.text.strip() and q.text.strip() in v for v in read)]
+    quotes = [q for k, q in enumerate(r.quotes) if (k not in st.used_quotes or any(c.start <= q.start < c.end for c in again))
+              and not any(q.text.strip() == v.strip() for v in read)]
     for q in quotes:
         if (start := _opened(st, asked, q.start, q.end)) is not None:
             out.append(_Fragment(start, q.end, "quote", [q.text.strip()], q.start))
@@ -133,7 +147,7 @@ def _fragments(st: PlanState, asked: list[int], language_name_re: re.Pattern) ->
     named_spans = [f for f in r.files if (f.start, f.end) not in st.pointed]
     for f in r.files:
         kind = kind_of(f.text)
-        value = next((p for p in given.get(kind, []) if p == f.text or p.endswith("/" + f.text)), f.text)
+        value = next((p for p in given.get(kind, []) if _same_file(f.text, p)), f.text)
         if not kind or (start := _opened(st, asked, f.start, f.end)) is None:
             continue
         if value in read and (f.start, f.end) in st.pointed and not any(
@@ -141,7 +155,7 @@ def _fragments(st: PlanState, asked: list[int], language_name_re: re.Pattern) ->
             # "what breed is this dog? and the one in the other picture": the step before read the
             # file pointed at after it; it reads the one given that nothing names
             reader = next((n for n in st.nodes if n.pos < start and value in n.args.values()), None)
-            unread = [p for p in given.get(kind, []) if p not in read and not any(s.text in p for s in named_spans)]
+            unread = [p for p in given.get(kind, []) if p not in read and not any(_same_file(s.text, p) for s in named_spans)]
             if reader is None or not unread:
                 continue
             reader.args = {k: unread[0] if v == value else v for k, v in reader.args.items()}
@@ -153,7 +167,9 @@ def _fragments(st: PlanState, asked: list[int], language_name_re: re.Pattern) ->
         if any(f.start <= m.start() < f.end for f in r.files) or (start := _opened(st, asked, m.start(), m.end())) is None:
             continue
         for kind, paths in given.items():
-            unread = [p for p in paths if p not in read and not any(f.text in p for f in named_spans)]
+            if m.group("noun") and m.group("noun").lower().rstrip("s") not in {n.rstrip("s") for n in KIND_NOUNS.get(kind, ())}:
+                continue  # "the second paragraph": no file of this kind
+            unread = [p for p in paths if p not in read and not any(_same_file(f.text, p) for f in named_spans)]
             if unread and any(v in paths for v in read):
                 picked = unread if m.group("all") else unread[-1:] if m.group("last") else unread[:1]
                 out.append(_Fragment(start, m.end(), kind, picked, m.start()))
@@ -223,21 +239,29 @@ def _opened(st: PlanState, asked: list[int], start: int, end: int) -> int | None
     r = st.reading
     opened, joined = None, False
     for t in reversed([t for t in r.tokens if t.start < start]):
-        if t.pos in ("VERB", "AUX") and t.lemma not in _LIGHT_VERBS or t.lower in _BLOCKERS:
+        if _asks(t) or t.lower in _BLOCKERS:
             break
         if any(q.start <= t.start < q.end for q in r.quotes + r.files):
             break  # the argument the step before read
         if t.lower in _OPENERS or t.text in _SENTENCE_ENDS:
             opened, joined = t.start, joined or t.lower in _OPENERS
-    after = [t for t in r.tokens if end <= t.start]  # to the end of the sentence ("the other pic's the envelope, ignore it")
-    after = after[: next((k for k, t in enumerate(after) if t.text in (".", "?", "!")), len(after))]
+    # to the end of the sentence ("the other pic's the envelope, ignore it"), or the next command
+    # ("... the same with 'goodbye' and read it aloud")
+    after = [t for t in r.tokens if end <= t.start]
+    after = after[: next((k for k, t in enumerate(after) if t.text in (".", "?", "!") or t.lower in ("and", "then", ",")
+                          and k + 1 < len(after) and after[k + 1].pos == "VERB"), len(after))]
     if opened is not None and not joined and not _ADDED_RE.search(r.text[opened: after[-1].start + len(after[-1].text) if after else end]):
         return None
-    if opened is None or any(t.pos in ("VERB", "AUX") and t.lemma not in _LIGHT_VERBS or t.lower in _BLOCKERS for t in after):
+    if opened is None or any(_asks(t) or t.lower in _BLOCKERS | {"'s", "\u2019s"} for t in after):  # "the other one's blurry": a remark, whatever the tagger took "'s" for
         return None
     if any(opened <= a < end for a in asked):
         return None
     return opened
+
+
+def _asks(t) -> bool:
+    """A verb of its own (a quotation mark the tagger took for one is none; "do" asks nothing new)."""
+    return t.pos in ("VERB", "AUX") and t.lemma not in _LIGHT_VERBS and any(ch.isalpha() for ch in t.text)
 
 
 def _root(nodes: list[PlanNode], frag: _Fragment, st: PlanState) -> PlanNode | None:
@@ -263,10 +287,11 @@ def _slot(n: PlanNode, frag: _Fragment, st: PlanState) -> str | None:
     return next((name for name, v in n.args.items() if not placeholder_ids(v) and kind_of(v) == frag.kind), None)
 
 
-def _copy(chain: list[PlanNode], frag: _Fragment, value: str, st: PlanState) -> None:
+def _copy(chain: list[PlanNode], frag: _Fragment, value: str, st: PlanState) -> list[PlanNode]:
     """Add the steps of ``chain`` again, the root reading ``value``, each later one what the copy
-    before it made."""
+    before it made; the copies."""
     ids: dict[int, int] = {}
+    made = []
     for k, n in enumerate(chain):
         args = dict(n.args)
         if k == 0:
@@ -275,4 +300,11 @@ def _copy(chain: list[PlanNode], frag: _Fragment, value: str, st: PlanState) -> 
         copy = PlanNode(len(st.nodes), n.task, args, n.outputs, frag.at)
         ids[n.id] = copy.id
         st.nodes.append(copy)
+        made.append(copy)
+    return made
+
+
+def _same_file(named: str, path: str) -> bool:
+    """``path`` is the file named ``named`` (the whole name, not a piece of it)."""
+    return path == named or path.endswith("/" + named)
 

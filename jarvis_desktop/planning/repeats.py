@@ -53,6 +53,10 @@ _AGAIN_RE = re.compile(
     r"(?:\s+(?P<kind>[a-z]+))?(?P<rest>\b.*)$",
     re.I | re.S,
 )
+#: "one" alone asks for another only after a connective ("now one about thunder"; not "a cat, one
+#: with stripes"), and not after a count, whose things it describes one by one ("two poems, one
+#: about love and one about loss")
+_COUNTED_RE = re.compile(r"\b(?:two|three|four|five|six|couple|several|few|some|both|\d+)\b", re.I)
 #: Nouns a repeat may name instead of "one", and the steps that make them (None: any making step).
 #: Another noun counts only when the request named it before ("a toast for ..., and another toast").
 KIND_STEPS: dict[str, frozenset[str] | None] = {
@@ -117,8 +121,8 @@ def asks_again(text: str, before: str = "") -> bool:
 def _asked_again(text: str, before: str = "") -> Again | None:
     """The "another one" at the start of a clause, where a description follows."""
     m = _AGAIN_RE.match(text)
-    if m is None:
-        return None
+    if m is None or m.group("again").lower() == "one" and (re.match(r"\s*[,:;]", text) or _COUNTED_RE.search(before)):
+        return None  # "draw a cat, one with stripes", "write two poems, one about love": one of those asked
     kind, rest = (m.group("kind") or "").lower(), m.group("rest")
     if kind and (kind in _LINKS or kind not in KIND_STEPS and not re.search(rf"\b{re.escape(kind)}\b", before, re.I)):
         kind, rest = "", text[m.start("kind"):]  # "another about snow": no kind named, "about" starts the rest
@@ -145,7 +149,8 @@ def opens_again(doc, i: int) -> bool:
     t = doc[i]
     if t.lower_ not in _OPENERS or i == 0 or doc[i - 1].lower_ not in _CONNECTIVES or doc[i - 1].pos_ == "VERB":
         return False  # (not "I'd like another ...": a filler "like", not the verb)
-    if t.lower_ == "one" and not (i + 1 < len(doc) and (doc[i + 1].lower_ == "more" or _AGAIN_RE.match(doc[i:].text))):
+    if t.lower_ == "one" and not (i + 1 < len(doc) and (doc[i + 1].lower_ == "more" or doc[i - 1].lower_ in ("and", "then", "now", "also", "plus")
+                                                         and _AGAIN_RE.match(doc[i:].text) and not _COUNTED_RE.search(doc[:i].text))):
         return False
     if t.lower_ in ("a", "an") and not (i + 1 < len(doc) and doc[i + 1].lower_ in _ANOTHER_ORDINALS):
         return False

@@ -15,12 +15,15 @@ speech, so what is planned from the corrected words is the planner's own reading
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import parse
 from .as_written import HESITATION, HESITATION_RE
+from .detect import RESOURCE_FILE
 from .extract import FILE_RE, quoted_spans
 from .time_order import in_time_order
 from .unwanted import SKIPPING, phrase_end, tidy, without_unwanted
@@ -378,10 +381,22 @@ def _repeated_tail(doc: Any, words: list[str], rep_end: int, alt: _Phrase) -> in
 def _apply(doc: Any, words: list[str], intr: _Interregnum, quoted: list[tuple[int, int]]) -> tuple[str, Correction] | None:
     text = doc.text
     floor = _region_start(doc, intr.start, lambda j: not any(a <= doc[j].idx < b for a, b in quoted))
+    made_it = words[intr.end - 2 : intr.end] == ["make", "it"]
+    adjectives = intr.end
+    while made_it and adjectives < len(doc) and (doc[adjectives].pos_ == "ADJ" or adjectives > intr.end and words[adjectives] in {"and", ","}):
+        adjectives += 1  # "no wait make it red": a property of the thing asked for, not a thing
+    if adjectives > intr.end and (adjectives == len(doc) or doc[adjectives].text in _ENDS) and not set(
+            words[intr.end : adjectives]) & _languages():  # "... to French, no wait, make it Spanish": the language
+        if (changed := _property_changed(doc, intr, adjectives, floor, quoted)) is not None:
+            return changed
+    start = intr.end
+    if made_it and (det := next((j for j in range(intr.end + 1, min(intr.end + 4, len(doc))) if doc[j].pos_ == "DET"), None)) and all(
+            words[j] in words[det:] for j in range(intr.end, det)):
+        start = det  # "make it red a red car by the sea": the thing said again is what is meant
     if intr.cancel:
         alt = _Phrase(intr.end, intr.end, "cancel")
     else:
-        alt = _alteration(doc, words, intr.end)
+        alt = _alteration(doc, words, start)
     if alt is None:
         return None
     after, hint = _contrast(doc, words, alt) if alt.kind not in {"negated", "cancel"} else (alt.end, None)
@@ -428,6 +443,34 @@ def _apply(doc: Any, words: list[str], intr: _Interregnum, quoted: list[tuple[in
     else:
         new = _join(text[:a], meant, text[b : doc[intr.start].idx], rest)
     return tidy(new), Correction(said, meant)
+
+
+#: Nouns of the medium a thing is made in ("a picture of a blue car"): the thing is the noun after them
+_MEDIUM_NOUNS = {"picture", "image", "photo", "drawing", "painting", "sketch", "illustration", "video", "clip", "animation", "pic"}
+
+
+@functools.lru_cache(maxsize=1)
+def _languages() -> frozenset[str]:
+    """The names of the languages the planner knows, lower-cased."""
+    return frozenset(w.lower() for w in json.loads(RESOURCE_FILE.read_text(encoding="utf-8"))["languages"])
+
+
+def _property_changed(doc: Any, intr: _Interregnum, end: int, floor: int,
+                      quoted: list[tuple[int, int]]) -> tuple[str, Correction] | None:
+    """ "draw a green apple on a table, no wait, make it red": the thing asked for (the first
+    object after the command that is no medium) takes the new adjectives in place of the one
+    nearest it (or gains them); the correction's own words go."""
+    text = doc.text
+    thing = next((t for t in doc[floor : intr.start] if t.pos_ in {"NOUN", "PROPN"} and t.dep_ in {"dobj", "pobj", "attr", "ROOT"}
+                  and t.lower_ not in _MEDIUM_NOUNS and not any(a <= t.idx < b for a, b in quoted)), None)
+    if thing is None:
+        return None
+    meant = text[doc[intr.end].idx : _char_end(doc, end - 1)]
+    old = [c for c in thing.lefts if c.dep_ == "amod" and c.pos_ == "ADJ"]
+    at, upto = (old[-1].idx, _char_end(doc, old[-1].i)) if old else (thing.idx, thing.idx)
+    before = re.sub(r"\b(an?)(\s+)$", lambda m: ("an" if meant[:1].lower() in "aeiou" else "a") + m.group(2), text[:at], flags=re.I)
+    new = _join(before, meant + ("" if old else " ") + text[upto : doc[intr.start].idx].rstrip(), text[_char_start(doc, end):])
+    return tidy(new), Correction(old[-1].text if old else thing.text, meant)
 
 
 #: An interregnum word said after the alteration instead of before it.
