@@ -68,3 +68,18 @@ def test_before_and_after_that_order_no_step(planner, tmp_path, request_text, fi
 def test_the_rewrite_moves_only_the_clause_said_out_of_order():
     assert in_time_order("Transcribe this and summarise it after you translate it.") == "Transcribe this and translate it, then summarise it."
     assert in_time_order("do you keep my recordings after you transcribe them?") == "do you keep my recordings after you transcribe them?"
+
+
+def test_a_file_worked_from_goes_to_the_step_moved_first(planner, tmp_path):
+    # before: the cut-out read the photo, not the edited picture ("from a.jpg" is no direct object)
+    files = attach(tmp_path, "harbour.jpg")
+    check = planner.plan("cut the boats out of harbour.jpg after you've made it look like a pencil drawing", files)
+    assert tasks_of(check) == ["image-to-image", "image-segmentation"]
+    edit, cut = check.plan.tasks
+    assert edit.args["image"] == str(files[0].path) and cut.args["image"] == f"<GENERATED>-{edit.id}"
+
+
+def test_after_a_gerund_before_the_quoted_words_runs_first(planner):
+    # the quoted words after the colon are no step said after it: "..., after X-ing it" runs X first
+    check = planner.plan("tell me if this is spam, after translating it into English: 'Ganaste un premio, haz clic aquí'")
+    assert _chain(check) == [("translation", []), ("text-classification", [0])]

@@ -106,13 +106,20 @@ def _opened_by(text: str, doc: Any, clauses: list[_Clause], k: int, word: Any) -
             return None
         rest = _Clause(clauses[k + 1].start, _sentence_end(text, clauses[k + 1].start))
         return _swap(text, doc, rest, step, _Clause(c.start, rest.end))
-    last = k + 1 >= len(clauses) or _sentence_of(text, clauses[k + 1]) != _sentence_of(text, c)
+    last = k + 1 >= len(clauses) or _sentence_of(text, clauses[k + 1]) != _sentence_of(text, c) or _only_quoted(
+        text, clauses[k + 1], quoted_spans(text))  # "..., after translating it: 'El servicio ...'": the words, no step
     if at_start and (k == 0 or _sentence_of(text, c) != _sentence_of(text, clauses[k - 1]) or not last):
         return None  # "After you transcribe it, summarise it", "..., once we have it, draw it": in order already
     said = clauses[k - 1] if at_start else _Clause(c.start, word.idx)
     if not _asks(text[said.start : said.end]):
         return None  # "do you keep my recordings after you transcribe them?": a question, not a step
     return _swap(text, doc, step, _Clause(said.start, said.end), _Clause(said.start, c.end))
+
+
+def _only_quoted(text: str, c: _Clause, quoted: list[tuple[int, int]]) -> bool:
+    """The clause is quoted words and nothing else."""
+    inside = "".join(ch for i, ch in enumerate(text[c.start : c.end], c.start) if not any(a <= i < b for a, b in quoted))
+    return bool(quoted) and not re.search(r"[^\W_]", re.sub(r"[\"'\u2018\u2019\u201c\u201d]", "", inside))
 
 
 def _first(text: str, doc: Any, clauses: list[_Clause], k: int, step: _Clause, whole: _Clause) -> str | None:
@@ -171,7 +178,12 @@ def _object(doc: Any, clause: _Clause) -> tuple[int, int] | None:
     for t in doc:
         # a thing the user gave ("these notes", "report.txt"), which a step moved first takes from the one it now precedes
         given = t.lower_ in GIVEN_NOUNS and any(c.dep_ in {"det", "poss"} and c.lower_ in GIVEN_DETERMINERS for c in t.children)
-        if clause.start <= t.idx < clause.end and t.dep_ == "dobj" and (given or FILE_RE.fullmatch(t.text)):
+        # ... its object, or what the command works from ("remove the background from a.jpg"; not
+        # "the names in this letter", the thing's own words)
+        prep = t.head
+        worked_from = t.dep_ == "pobj" and prep.dep_ == "prep" and (prep.head.pos_ == "VERB" or prep.head.dep_ in {"prt", "prep", "advmod"}
+                                                                    and prep.head.head.pos_ == "VERB")  # "cut the boats out of a.jpg"
+        if clause.start <= t.idx < clause.end and (t.dep_ == "dobj" or worked_from) and (given or FILE_RE.fullmatch(t.text)):
             left = min(u.idx for u in t.subtree)
             right = max(u.idx + len(u.text) for u in t.subtree if u.dep_ not in {"prep", "relcl"} or u.i <= t.i)
             right = min(right, t.idx + len(t.text)) if any(u.dep_ == "prep" for u in t.children) else right
