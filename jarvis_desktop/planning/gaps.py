@@ -23,6 +23,7 @@ from .extract import Span
 from .given_text import outside_quotes
 from .plan_state import PlanNode, PlanState
 from .references import GIVEN_NOUNS, KIND_NOUNS
+from .self_repairs import says_a_correction
 
 #: Words that open a fragment: what comes after them shares the step said before
 _OPENERS = {"and", "then", "now", "also", "plus", "same", ",", "what", "how"}
@@ -35,8 +36,6 @@ _LIGHT_VERBS = {"do"}
 #: Words that make the fragment a choice, a contrast or a source ("'A' or 'B'", "not in French",
 #: "from Spanish"): no copy of the step
 _BLOCKERS = {"not", "no", "n't", "never", "instead", "rather", "except", "or", "nor", "but", "from", "than", "without"}
-#: Words of a repair: what follows takes the place of what was said ("no, sorry, wrong text. This one: ...")
-_REPAIR_RE = re.compile(r"\b(?:actually|no|sorry|wait|oops|i\s+mean|i\s+meant|instead|scratch\s+that|make\s+that|rather|wrong)\b", re.I)
 #: Steps that answer a question asked of a file or a passage
 _QUESTION_STEPS = frozenset({"visual-question-answering", "document-question-answering", "question-answering"})
 #: "... ? and the garage?", "what about the tax?": a thing alone, asked of as the question before
@@ -78,8 +77,8 @@ def add_copies(st: PlanState, language_name_re: re.Pattern) -> None:
     for frag in _fragments(st, asked, doubtful, again, language_name_re):
         nodes = [n for n in st.nodes if n.pos < frag.start and n.id not in doubtful]
         root = _root(nodes, frag, st)
-        if root is None or _REPAIR_RE.search(outside_quotes(r.text[root.pos:frag.end], r)):
-            continue  # "describe the first photo. actually no, the other one": one step, on the other
+        if root is None or says_a_correction(outside_quotes(r.text[root.pos:frag.end], r)):
+            continue  # a correction the request was not rewritten by ("No, sorry, wrong text. This one: ..."): one step
         chain = [root]
         for n in nodes:
             if n.id > root.id and any(i in {c.id for c in chain} for v in n.args.values() for i in placeholder_ids(v)):
@@ -138,10 +137,9 @@ def _fragments(st: PlanState, asked: list[int], doubtful: set[int], again: list[
     for q in quotes:
         if (start := _opened(st, asked, q.start, q.end)) is not None:
             out.append(_Fragment(start, q.end, "quote", [q.text.strip()], q.start))
-    targets = {n.args.get("target_language", "").lower() for n in st.nodes}
-    for m in language_name_re.finditer(r.text):
-        inside = any(q.start <= m.start() < q.end for q in r.quotes)
-        if not inside and m.group(0).lower() not in targets and (start := _opened(st, asked, m.start(), m.end())) is not None:
+    targets = {n.args["target_language"].lower() for n in st.nodes if "target_language" in n.args}
+    for m in language_name_re.finditer(r.text) if targets else ():  # (a language repeats only a translation)
+        if not _inside(m.start(), r.quotes) and m.group(0).lower() not in targets and (start := _opened(st, asked, m.start(), m.end())) is not None:
             out.append(_Fragment(start, m.end(), "language", [m.group(0).capitalize()], m.start()))
     given = {kind: [str(a.path) for a in st.attachments if a.kind == kind] for kind in ("image", "audio", "text")}
     named_spans = [f for f in r.files if (f.start, f.end) not in st.pointed]
@@ -207,7 +205,7 @@ def _verb_asked(sentence: Span, st: PlanState) -> str | None:
     """The last verb of a question ("open" in "when does it open?"), outside quoted words."""
     r = st.reading
     verbs = [t for t in r.tokens if sentence.start <= t.start < sentence.end and t.pos == "VERB"
-             and not any(q.start <= t.start < q.end for q in r.quotes)]
+             and not _inside(t.start, r.quotes)]
     return verbs[-1].text if verbs else None
 
 
@@ -216,7 +214,7 @@ def _thing_asked_of(sentence: Span, st: PlanState) -> str | None:
     receipt?"): its first noun that is not the file asked of nor what is asked ("what colour"),
     with the words before it that belong to it, else the pronoun it is asked of."""
     r = st.reading
-    toks = [t for t in r.tokens if sentence.start <= t.start < sentence.end and not any(q.start <= t.start < q.end for q in r.quotes)]
+    toks = [t for t in r.tokens if sentence.start <= t.start < sentence.end and not _inside(t.start, r.quotes)]
     for k, t in enumerate(toks):
         if t.pos not in ("NOUN", "PROPN") or t.lower in GIVEN_NOUNS or k and toks[k - 1].lower in _NOT_THE_THING:
             continue
@@ -241,7 +239,7 @@ def _opened(st: PlanState, asked: list[int], start: int, end: int) -> int | None
     for t in reversed([t for t in r.tokens if t.start < start]):
         if _asks(t) or t.lower in _BLOCKERS:
             break
-        if any(q.start <= t.start < q.end for q in r.quotes + r.files):
+        if _inside(t.start, r.quotes) or _inside(t.start, r.files):
             break  # the argument the step before read
         if t.lower in _OPENERS or t.text in _SENTENCE_ENDS:
             opened, joined = t.start, joined or t.lower in _OPENERS
@@ -257,6 +255,10 @@ def _opened(st: PlanState, asked: list[int], start: int, end: int) -> int | None
     if any(opened <= a < end for a in asked):
         return None
     return opened
+
+
+def _inside(pos: int, spans: list[Span]) -> bool:
+    return any(s.start <= pos < s.end for s in spans)
 
 
 def _asks(t) -> bool:

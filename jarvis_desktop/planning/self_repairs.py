@@ -15,16 +15,15 @@ speech, so what is planned from the corrected words is the planner's own reading
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..english import parse
 from .as_written import HESITATION, HESITATION_RE
-from .detect import RESOURCE_FILE
+from .detect import knowledge
 from .extract import FILE_RE, quoted_spans
+from .repeats import KIND_STEPS
 from .time_order import in_time_order
 from .unwanted import SKIPPING, phrase_end, tidy, without_unwanted
 from .unwanted import SUBJECTS as _SUBJECTS
@@ -94,13 +93,18 @@ class MeantRequest:
         return f"read your correction{'s' if len(self.corrections) > 1 else ''} ({said})"
 
 
+def says_a_correction(text: str) -> bool:
+    """``text`` holds the words a correction is made with ("no wait", "sorry", "I mean", ", actually")."""
+    return bool(_MAYBE.search(text))
+
+
 def as_meant(request: str, max_corrections: int = 4) -> MeantRequest:
     """``request`` as the user meant it: corrections applied, declined steps taken out, steps said
     out of order put in the order they run. The request itself when nothing of the kind is in it or
     the parser is not installed."""
     text, done = request, []
     for _ in range(max_corrections):
-        if not _MAYBE.search(text) or (doc := parse(text)) is None:  # without spaCy: read as said
+        if not says_a_correction(text) or (doc := parse(text)) is None:  # without spaCy: read as said
             break
         found = _correction(doc)
         if found is None:
@@ -385,8 +389,8 @@ def _apply(doc: Any, words: list[str], intr: _Interregnum, quoted: list[tuple[in
     adjectives = intr.end
     while made_it and adjectives < len(doc) and (doc[adjectives].pos_ == "ADJ" or adjectives > intr.end and words[adjectives] in {"and", ","}):
         adjectives += 1  # "no wait make it red": a property of the thing asked for, not a thing
-    if adjectives > intr.end and (adjectives == len(doc) or doc[adjectives].text in _ENDS) and not set(
-            words[intr.end : adjectives]) & _languages():  # "... to French, no wait, make it Spanish": the language
+    if adjectives > intr.end and (adjectives == len(doc) or doc[adjectives].text in _ENDS) and not _language_words(
+            words[intr.end : adjectives]):  # "... to French, no wait, make it Spanish": the language
         if (changed := _property_changed(doc, intr, adjectives, floor, quoted)) is not None:
             return changed
     start = intr.end
@@ -446,13 +450,12 @@ def _apply(doc: Any, words: list[str], intr: _Interregnum, quoted: list[tuple[in
 
 
 #: Nouns of the medium a thing is made in ("a picture of a blue car"): the thing is the noun after them
-_MEDIUM_NOUNS = {"picture", "image", "photo", "drawing", "painting", "sketch", "illustration", "video", "clip", "animation", "pic"}
+_MEDIUM_NOUNS = {noun for noun, steps in KIND_STEPS.items() if steps and "translation" not in steps} | {"photo"}
 
 
-@functools.lru_cache(maxsize=1)
-def _languages() -> frozenset[str]:
-    """The names of the languages the planner knows, lower-cased."""
-    return frozenset(w.lower() for w in json.loads(RESOURCE_FILE.read_text(encoding="utf-8"))["languages"])
+def _language_words(words: list[str]) -> bool:
+    """Some of ``words`` name a language the planner knows ("make it Spanish")."""
+    return any(knowledge().language_name_re.fullmatch(w) for w in words)
 
 
 def _property_changed(doc: Any, intr: _Interregnum, end: int, floor: int,

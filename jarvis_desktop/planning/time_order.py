@@ -66,7 +66,7 @@ def in_time_order(text: str) -> str:
         for t in doc.char_span(c.start, c.end, alignment_mode="expand") or []:
             if any(a <= t.idx < b for a, b in quoted):
                 continue
-            if t.lower_ in {"before", "after", "once"} and (moved := _opened_by(text, doc, clauses, k, t)) is not None:
+            if t.lower_ in {"before", "after", "once"} and (moved := _opened_by(text, doc, clauses, k, t, quoted)) is not None:
                 return moved
     return text
 
@@ -89,7 +89,7 @@ def _clauses(text: str, quoted: list[tuple[int, int]], doc: Any) -> list[_Clause
     return [c for c in out if text[c.start : c.end].strip()]
 
 
-def _opened_by(text: str, doc: Any, clauses: list[_Clause], k: int, word: Any) -> str | None:
+def _opened_by(text: str, doc: Any, clauses: list[_Clause], k: int, word: Any, quoted: list[tuple[int, int]]) -> str | None:
     """A step opened by before/after/once: "before you X, Y" -> Y first; "Y after/once you('ve) X"
     and "Y, after X-ing" -> X first. "After you X, Y" and "Y before X-ing" are already in order."""
     j = word.i + 1
@@ -107,7 +107,7 @@ def _opened_by(text: str, doc: Any, clauses: list[_Clause], k: int, word: Any) -
         rest = _Clause(clauses[k + 1].start, _sentence_end(text, clauses[k + 1].start))
         return _swap(text, doc, rest, step, _Clause(c.start, rest.end))
     last = k + 1 >= len(clauses) or _sentence_of(text, clauses[k + 1]) != _sentence_of(text, c) or _only_quoted(
-        text, clauses[k + 1], quoted_spans(text))  # "..., after translating it: 'El servicio ...'": the words, no step
+        text, clauses[k + 1], quoted)  # "..., after translating it: 'El servicio ...'": the words, no step
     if at_start and (k == 0 or _sentence_of(text, c) != _sentence_of(text, clauses[k - 1]) or not last):
         return None  # "After you transcribe it, summarise it", "..., once we have it, draw it": in order already
     said = clauses[k - 1] if at_start else _Clause(c.start, word.idx)
