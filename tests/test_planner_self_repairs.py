@@ -162,3 +162,27 @@ def test_make_it_with_a_language_is_the_language_not_a_property(planner):
     check = planner.plan("translate 'see you soon' into Italian, no wait, make it German")
     assert [(t.task, t.args["text"], t.args["target_language"]) for t in check.plan.tasks] == [
         ("translation", "see you soon", "German")]
+
+
+@pytest.mark.parametrize("request_text", [
+    "caption the first screenshot. sorry, no, the second one",
+    "transcribe the first clip, sorry I mean the second",
+    "transcribe the first voicemail, sorry I mean the second",
+])
+def test_a_file_corrected_by_its_place_is_the_one_worked_on(planner, tmp_path, request_text):
+    """Before: the first request planned nothing (the command, which the tagger took for a noun,
+    was withdrawn with the file), the second worked on the first file."""
+    kind = "image" if "screenshot" in request_text else "audio"
+    files = attach(tmp_path, *(("a.wav", "b.wav") if kind == "audio" else ("a.jpg", "b.jpg")))
+    check = planner.plan(request_text, files)
+    assert len(check.plan.tasks) == 1, tasks_of(check)
+    assert check.plan.tasks[0].args[kind] == str(files[1].path)
+
+
+def test_make_it_with_a_property_finds_a_thing_the_tagger_misread(planner):
+    """ "paint my horse Rocket": the name taken for the object (or a subject) left the colour in
+    the wrong place, or in the place of the whole thing."""
+    check = planner.plan("paint my horse Rocket, no wait make it white")
+    assert tasks_of(check) == ["text-to-image"]
+    prompt = _arg(check, "text-to-image", "text")
+    assert "white horse Rocket" in prompt, prompt

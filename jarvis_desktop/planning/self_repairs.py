@@ -23,6 +23,7 @@ from ..english import parse
 from .as_written import HESITATION, HESITATION_RE
 from .detect import knowledge
 from .extract import FILE_RE, quoted_spans
+from .references import KIND_NOUNS, ORDINALS
 from .repeats import KIND_STEPS
 from .time_order import in_time_order
 from .unwanted import SKIPPING, phrase_end, tidy, without_unwanted
@@ -57,8 +58,8 @@ _LEAD_INS = [("i", "want"), ("i", "'d", "like"), ("i", "would", "like"), ("i", "
 #: Nouns that name a file the user gave rather than a thing to make, as a correction points at one
 #: ("the first photo, no, the other one"). Not references.GIVEN_NOUNS: that wider list (texts
 #: to work on too) moved one plan of blind set H from right to wrong when tried in review.
-_FILE_NOUNS = {"one", "photo", "picture", "image", "pic", "file", "recording", "audio", "clip", "document", "doc", "scan",
-               "screenshot", "memo", "note", "notes", "letter", "page", "version"}
+_FILE_NOUNS = {"one", "file", "document", "doc", "memo", "note", "notes", "letter", "page", "version"} | {
+    noun for nouns in KIND_NOUNS.values() for noun in nouns if noun not in {"drawing", "sketch", "song", "take"}}
 _NOMINAL = {"DET", "ADJ", "NOUN", "PROPN", "NUM"}
 #: Words of a question about a noun phrase, not of the phrase ("how many dogs").
 _QUANTITIES = {"many", "much", "few", "several", "more", "most", "less", "fewer"}
@@ -245,8 +246,8 @@ def _alteration(doc: Any, words: list[str], k: int) -> _Phrase | None:
         run = max(_nominal_end(doc, k), k + 1)
         if run + 1 < len(doc) and doc[run].text == "," and FILE_RE.fullmatch(doc[run + 1].text):
             return _Phrase(k, run + 2, "file")  # "the other one, photo_0413.jpg"
-        heads = {words[j] for j in range(k, run)}
-        return _Phrase(k, run, "file" if heads & _FILE_NOUNS and words[k] in {"the", "this", "that", "my"} else "nominal", end)
+        heads = {words[j] for j in range(k, run)}  # "the second one", "sorry I mean the second": another file
+        return _Phrase(k, run, "file" if heads & (_FILE_NOUNS | set(ORDINALS)) and words[k] in {"the", "this", "that", "my"} else "nominal", end)
     return None
 
 
@@ -272,8 +273,10 @@ def _nominal_end(doc: Any, k: int) -> int:
 
 
 def _nominal_start(doc: Any, k: int, floor: int) -> int:
-    """The first token of the noun phrase whose last token is ``k`` (after "how many")."""
-    while k > floor and (doc[k - 1].pos_ in _NOMINAL or doc[k - 1].tag_ == "POS") and doc[k - 1].lower_ not in _QUANTITIES:
+    """The first token of the noun phrase whose last token is ``k`` (after "how many"; its
+    determiner at most: "caption the first picture" with "caption" taken for a noun)."""
+    while (k > floor and doc[k].pos_ != "DET" and (doc[k - 1].pos_ in _NOMINAL or doc[k - 1].tag_ == "POS")
+           and doc[k - 1].lower_ not in _QUANTITIES):
         k -= 1
     return k
 
@@ -464,13 +467,17 @@ def _property_changed(doc: Any, intr: _Interregnum, end: int, floor: int,
     object after the command that is no medium) takes the new adjectives in place of the one
     nearest it (or gains them); the correction's own words go."""
     text = doc.text
-    thing = next((t for t in doc[floor : intr.start] if t.pos_ in {"NOUN", "PROPN"} and t.dep_ in {"dobj", "pobj", "attr", "ROOT"}
-                  and t.lower_ not in _MEDIUM_NOUNS and not any(a <= t.idx < b for a, b in quoted)), None)
+    nouns = [t for t in doc[floor : intr.start] if t.pos_ in {"NOUN", "PROPN"} and t.lower_ not in _MEDIUM_NOUNS
+             and not any(a <= t.idx < b for a, b in quoted)]
+    # (else the first noun: "draw my dog Max", whose name the tagger took for a subject)
+    thing = next((t for t in nouns if t.dep_ in {"dobj", "pobj", "attr", "ROOT"}), nouns[0] if nouns else None)
     if thing is None:
         return None
     meant = text[doc[intr.end].idx : _char_end(doc, end - 1)]
-    old = [c for c in thing.lefts if c.dep_ == "amod" and c.pos_ == "ADJ"]
-    at, upto = (old[-1].idx, _char_end(doc, old[-1].i)) if old else (thing.idx, thing.idx)
+    # the adjectives go before the nouns said together ("my horse Rocket": "my white horse Rocket")
+    first = next((c for c in thing.lefts if c.dep_ == "compound" and c.pos_ in {"NOUN", "PROPN"}), thing)
+    old = sorted((c for c in [*first.lefts, *thing.lefts] if c.dep_ == "amod" and c.pos_ == "ADJ"), key=lambda c: c.i)
+    at, upto = (old[-1].idx, _char_end(doc, old[-1].i)) if old else (first.idx, first.idx)
     before = re.sub(r"\b(an?)(\s+)$", lambda m: ("an" if meant[:1].lower() in "aeiou" else "a") + m.group(2), text[:at], flags=re.I)
     new = _join(before, meant + ("" if old else " ") + text[upto : doc[intr.start].idx].rstrip(), text[_char_start(doc, end):])
     return tidy(new), Correction(old[-1].text if old else thing.text, meant)
