@@ -649,3 +649,15 @@ def test_a_drawing_with_its_own_subject_beside_a_photo_is_drawn_from_its_own_wor
     check = planner.plan(request_text, attach(tmp_path, "garden.jpg"))
     assert tasks_of(check) == ["image-to-text", "text-to-image"]
     assert check.plan.tasks[1].args["text"] == prompt
+
+
+def test_the_same_sentence_asked_again_reads_the_words_given_and_a_language_names_its_result(planner):
+    """ "Then translate the same sentence into Italian": the quoted words, not the German result;
+    "read the German one": the German translation."""
+    check = planner.plan('First translate "Is breakfast included?" into German. Then translate the same sentence into Italian. '
+                         'After that, read the German one out loud.')
+    assert tasks_of(check) == ["translation", "translation", "text-to-speech"]
+    german, italian, speech = check.plan.tasks
+    assert german.args["text"] == italian.args["text"] == "Is breakfast included?"
+    assert (german.args["target_language"], italian.args["target_language"]) == ("German", "Italian")
+    assert speech.args["text"] == placeholder(german.id)

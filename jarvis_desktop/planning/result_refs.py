@@ -28,8 +28,10 @@ RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarize
 OWN_SUBJECT_RE = re.compile(
     r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
     r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
-#: "the original photo", "the original one": the file as given, before any step changed it
-ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b", re.I)
+#: "the original photo", "the original one", "the same sentence": the file or words as given, before
+#: any step changed them
+ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
+                         r"|\bthe\s+same\s+(?:\w+\s+)?(?:sentence|text|words|phrase|line|quote|message)\b", re.I)
 #: The steps whose text is "the answer"
 ANSWER_MAKERS = ("question-answering", "visual-question-answering", "document-question-answering")
 #: What people call an earlier step's text when they point back at it ("read the caption aloud",
@@ -52,8 +54,9 @@ def _result_noun_re(determiners: str) -> re.Pattern[str]:
 _RESULT_NOUN_RE = _result_noun_re("the|that|this|your|its|those|these")
 #: ... as a thing made, not one given ("read this poem aloud"): not after "this"/"these"
 _MADE_NOUN_RE = _result_noun_re("the|that|your|its|those")
-#: "the Spanish version", "this French description": a result named by its language.
-_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation)\b")
+#: "the Spanish version", "this French description", "the Japanese one": a result named by its language.
+_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation"
+                                  r"|one|sentence)\b")
 
 
 #: "a Portuguese version of this": a new text in a language, asked for as a thing to make
