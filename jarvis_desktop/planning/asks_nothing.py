@@ -115,3 +115,28 @@ def tells_what_happened(toks) -> bool:
             past = t.tag == "VBD" or t.tag == "VBN" and any(u.lemma == "have" for u in toks[max(0, k - 2):k])
             return past and bool(subject) and subject[-1] in ("i", "we")
     return False
+
+
+#: What is done to files as files, by the desktop and not by a model: packing, opening in an
+#: application, moving, printing, sending them on
+_FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup"}
+#: ... or making them into a container ("put these into a zip", "merge them into one pdf")
+_CONTAINERS = {"zip", "folder", "archive", "pdf"}
+#: Words that point at the files as a whole ("these", "both of them", "the files")
+_THE_FILES = {"these", "those", "them", "both", "all", "everything", "files", "attachments"}
+#: A question about the files themselves, not what they hold ("how big are these files", "the file sizes")
+_FILE_FACTS_RE = re.compile(r"\bhow (?:big|large|heavy) (?:is|are) (?:the|these|those|this|my|both|all)?\s*(?:\w+\s+)?(?:files?|attachments?)\b"
+                            r"|\bfile ?sizes?\b|\bsizes? of (?:the|these|those|my) (?:\w+\s+)?files\b", re.I)
+
+
+def only_file_chores(text: str, toks) -> bool:
+    """Every command of the request is a chore done to its files as files ("put these three into a
+    zip", "open both of these in excel", "how big are these files?"): no model has a step for it,
+    the chat says so. The chore is said of the files as a whole ("these", "both", "the files"),
+    not of what they hold ("copy the text from both screenshots"), and no other verb asks more."""
+    if _FILE_FACTS_RE.search(text):
+        return True
+    verbs = [k for k, t in enumerate(toks) if t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")]
+    chores = [k for k in verbs if (toks[k].lemma in _FILE_CHORES or toks[k].lemma in ("put", "merge", "pack", "turn")
+              and any(u.lower in _CONTAINERS for u in toks[k:])) and any(u.lower in _THE_FILES for u in toks[k + 1:k + 4])]
+    return bool(chores) and len(chores) == len(verbs)

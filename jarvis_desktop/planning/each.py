@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .extract import RequestReading, Span
+
 #: Words that ask for a step once per thing given, not "all the names" in one ("summarise both",
 #: "each of these", "separately")
 EACH_FILE_RE = re.compile(r"\b(?:both|each|separately|respectively|all (?:\d+|of (?:them|these|those)|these|those))\b", re.I)
@@ -24,3 +26,11 @@ def asks_each(rx: re.Pattern, text: str) -> bool:
     """Whether ``text`` asks for a step once per file or result, by the words of ``rx``
     (``EACH_RE`` or ``EACH_FILE_RE``)."""
     return rx.search(_APART_RE.sub(" ", text)) is not None
+
+
+def each_scope(reading: RequestReading, ci: int, stepless: set[int]) -> list[Span]:
+    """Where the words asking for a step once each may stand: the step's clause ``ci``, and the
+    next when it asks no step and has no verb ("emotion? both clips"); not one that says
+    something of the files ("..., the other two are just there for context")."""
+    nxt = [reading.clauses[k] for k in (ci + 1,) if k in stepless]
+    return [reading.clauses[ci]] + [c for c in nxt if not any(t.pos in ("VERB", "AUX") for t in reading.tokens if c.start <= t.start < c.end)]

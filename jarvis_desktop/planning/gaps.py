@@ -262,8 +262,9 @@ def _inside(pos: int, spans: list[Span]) -> bool:
 
 
 def _asks(t) -> bool:
-    """A verb of its own (a quotation mark the tagger took for one is none; "do" asks nothing new)."""
-    return t.pos in ("VERB", "AUX") and t.lemma not in _LIGHT_VERBS and any(ch.isalpha() for ch in t.text)
+    """A verb of its own (a quotation mark the tagger took for one is none; "do the same" asks
+    nothing new, "the rest I'll do later" says something of the rest)."""
+    return t.pos in ("VERB", "AUX") and (t.lemma not in _LIGHT_VERBS or t.tag != "VB") and any(ch.isalpha() for ch in t.text)
 
 
 def _root(nodes: list[PlanNode], frag: _Fragment, st: PlanState) -> PlanNode | None:

@@ -19,18 +19,19 @@ from ..config import resources_dir
 from ..media import Attachment, kind_of
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asks_nothing import asks_about_abilities, on_hold, only_thanks, says_what_it_holds, states_inability, tells_what_happened
+from .asked_again import again_on_other_files, named_again, names_task
+from .asks_nothing import asks_about_abilities, on_hold, only_file_chores, only_thanks, says_what_it_holds, states_inability, tells_what_happened
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN, clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
-from .given_text import ANSWERING_FILES, TEXT_READERS, questions_on_given_text, questions_without_passage
+from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
-from .other_medium import on_medium_given, without_style_edits, without_unasked_files
+from .other_medium import on_medium_given, without_files_not_named, without_style_edits, without_unasked_files
 from .references import file_references
 from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, version_in_language_asked
@@ -181,7 +182,8 @@ class LearnedDetector(Detector):
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
-        found += _again_on_other_files(found, P, views, m, reading, attachments)
+        found += again_on_other_files(found, P, views, m.labels, m.threshold * CLAUSE_SHARE, reading, attachments)
+        found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
         words = bool(reading.quotes or reading.subject or "text" in given or any(
             media_output(label) == "text" and label not in FILE_JUDGES | {"text-classification"} for _, _, label in found))
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features}, words)
@@ -191,6 +193,7 @@ class LearnedDetector(Detector):
         found = on_medium_given(found, P, m.labels, m.threshold * CLAUSE_SHARE, [v.span for v in views], reading, attachments,
                                 given, self.kb.media_words, m.threshold * FALLBACK_SHARE)
         kept = without_unasked_files(found, m.labels, [v.span for v in views], reading, attachments, given, self.kb.media_words)
+        kept = without_files_not_named(kept, [v.span for v in views], reading, attachments)  # "read the poem out loud" (a photo given)
         reading.notes += [skipped_note(label, media_input(label)) for f in found if f not in kept for label in (f[2],)]
         found = with_steps_asked_again(kept, [v.span.text for v in views], P)
         found += steps_on_it_again(found, [v.span.text for v in views], P, m.threshold * CLAUSE_SHARE)
@@ -224,6 +227,8 @@ class LearnedDetector(Detector):
         elif not (attachments or reading.files or reading.quotes) and (
                 asks_about_abilities(reading.text) or is_voice_command(reading.text)):
             found = []  # "can u make videos too?", "speak slower": answered without a step
+        elif (attachments or reading.files) and only_file_chores(outside_quotes(reading.text, reading), seg.tokens):
+            found = []  # "put these into a zip": the desktop's work, not a model's
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
                 [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],
@@ -484,31 +489,6 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
 CLAUSE_SHARE = 0.5
 
 
-def _again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: StepModel,
-                          reading: RequestReading, attachments: list[Attachment]) -> list[tuple[int, int, str]]:
-    """A step asked for again on another file, in a clause of its own ("count the people in
-    group.jpg, then how many cars are in parking.jpg"; "read the sign in the first pic, and the
-    menu in the second"): once more for each clause that points at other files of its kind and
-    has no step on that kind yet, when the step is likely there (``CLAUSE_SHARE`` of the threshold)."""
-    if len(views) < 2 or len(attachments) + len(reading.files) < 2:
-        return []
-    spans = reading.files + file_references(reading, attachments)
-    def files_in(i: int, kind: str) -> set[str]:
-        span = views[i].span
-        return {f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
-    out = []
-    for i0, j, label in found:
-        kind = media_input(label)
-        if kind is None or label in (CONTROL, GUIDED) or not files_in(i0, kind):
-            continue
-        for i in range(len(views)):
-            others = files_in(i, kind)
-            if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= m.threshold * CLAUSE_SHARE
-                    and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
-                out.append((i, j, label))
-    return out
-
-
 #: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
 _STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 #: Verbs that say something is made, not which task makes it ("generate speech")
@@ -547,7 +527,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
             made.add(_SOUND_KIND)  # "... and tell me the genre" of a recording given
 
         def named_by_verb(k: int) -> bool:
-            return m.labels[k] in made or any(_names_task(w, m.labels[k]) for w in naming)
+            return m.labels[k] in made or any(names_task(w, m.labels[k]) for w in naming)
 
         named = [k for k in np.argsort(-P[i]) if k not in labels and named_by_verb(k)]
         if named and not (j in labels and named_by_verb(j)):
@@ -654,16 +634,11 @@ def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepMod
             continue
         keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
         weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
-        named = [j for j in here if _names_task(verb.lemma, m.labels[j])]
+        named = [j for j in here if names_task(verb.lemma, m.labels[j])]
         j = named[0] if named else max(weight, key=weight.get) if keys else None
         if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
             drop.add((i, j))
     return [f for f in found if (f[0], f[1]) not in drop]
-
-
-def _names_task(lemma: str, label: str) -> bool:
-    """The word is of the family of the task's own name ("translate": translation)."""
-    return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
 
 
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}

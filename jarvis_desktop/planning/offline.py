@@ -19,13 +19,14 @@ from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, 
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .as_written import as_written
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
-from .each import ALL_OF_THEM_RE, EACH_FILE_RE, EACH_RE, asks_each
+from .each import ALL_OF_THEM_RE, EACH_FILE_RE, EACH_RE, asks_each, each_scope
 from .counts import copies_asked
 from .extract import Span, asked_after_colon, read_request
 from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
+from .plural_refs import files_counted, names_many
 from .references import file_references, points_at_given, quote_reference
 from .gaps import add_copies
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
@@ -34,7 +35,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_t
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
-                         statement_spoken, step_part, table_file, table_files, topic_files_before, values_read)
+                         statement_spoken, step_part, table_file, table_files, text_file_pointed, topic_files_before, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -149,7 +150,6 @@ class OfflinePlanner:
         if self.embedding_note and check.plan is not None:
             check.plan.notes.append(self.embedding_note)
         return check
-
 
     # ----------------------------------------------------------------------------------------
     # linking
@@ -286,12 +286,12 @@ class OfflinePlanner:
         if copies := copies_asked(d.task, clause, r.tokens, args.get("text")):
             return "text", copies
         ci = r.clause_at(d.start)
-        # the words may stand in a clause of their own that asks no step ("emotion? both clips")
-        scope = [clause] + [r.clauses[k] for k in (ci + 1,) if k in st.stepless]
-        each = any(asks_each(EACH_RE, c.text) for c in scope)
+        scope = each_scope(r, ci, st.stepless)
         own = [step_part(d.start, clause, st)] + scope[1:]
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
+        many = names_many([t for t in r.tokens if own[0].start <= t.start < own[0].end], bool(files))  # "caption the pics", "summarise them"
+        each = many or any(asks_each(EACH_RE, c.text) for c in scope)
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
             tables = d.task == "tabular-classification"
             named = files_named_in(own, "text" if tables else ARG_KINDS[files[0]], st, tables)
@@ -303,7 +303,7 @@ class OfflinePlanner:
             if tables:
                 inputs = [f for f in inputs if f.lower().endswith(TABLE_EXTS)] + table_files(st)
             if len(inputs) >= 2 and args.get(files[0]) in inputs:
-                return files[0], inputs
+                return files[0], files_counted(own[0], inputs, st)  # (of them, "the last two")
             return None, []
         texts = [n for n in spec.inputs + spec.optional if ARG_KINDS[n] == "text"]
         if texts == ["text"] and spec.inputs == ("text",):  # one text read (not a pair compared, a question and its passage)
@@ -328,7 +328,7 @@ class OfflinePlanner:
         if len(group) >= 2 and len(reads) == 1 and (each and not files and len(texts) == 1 or args[reads[0]] == group[-1] and (
                 ALL_OF_THEM_RE.search(clause.text) and all(st.nodes[i].args == st.nodes[st.fanned[0]].args for i in st.fanned))):
             return reads[0], group
-        if len(ins := files or texts) == 1 and (asks_each(EACH_RE, clause.text) if files else each):  # (files: each asked in its own clause)
+        if len(ins := files or texts) == 1 and (asks_each(EACH_RE, clause.text) or many if files else each):  # (files: in its own clause)
             # "caption a.jpg, transcribe b.wav, then read both aloud", "draw a fox, then another, and describe each": each unread result
             read, kind = values_read(st), ARG_KINDS[ins[0]]
             unread = [placeholder(n.id) for n in st.nodes if kind in n.outputs and placeholder(n.id) not in read]
@@ -337,12 +337,12 @@ class OfflinePlanner:
         return None, []
 
     def _each_file_as_text(self, st: PlanState, read: str | None, pos: int) -> list[str]:
-        """The words of every file given, of whatever kind, for a step asked once for each of them
-        when they are not all text files ("summarise the recording and the minutes file
-        separately"). Empty unless the step already reads one of them that way (not an answer
-        about one: "speak both answers") and there are two or more."""
+        """The words of every file given, of whatever kind, for a step asked once for each when they
+        are not all text ("summarise the recording and the minutes file separately"); empty unless
+        the step reads one of them that way (not "speak both answers"), there are two or more, and
+        not all were worked on ("summarise the report, describe the chart, read both": the results)."""
         files = files_with_words(st)
-        if len(files) < 2 or all(k == "text" for _, k in files):
+        if len(files) < 2 or all(k == "text" for _, k in files) or all(f in values_read(st) for f, _ in files):
             return []
         readers = {placeholder(n.id) for n in st.nodes if n.task in FILE_READERS and any(n.args.get(k) == f for f, k in files)}
         if read not in {f for f, _ in files} | readers:
@@ -481,9 +481,9 @@ class OfflinePlanner:
         if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(
                 r.text[d.start : clause.end], {n.task for n in st.nodes}, [t for t in r.tokens if clause.start <= t.start < clause.end]):
             return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
-        if prod and not parallel:
-            return placeholder(prod.id)
-        text_file = nearest_file("text", d.start, st)
+        if not (text_file := text_file_pointed(st, step_part(d.start, clause, st))) and prod and not parallel:
+            return placeholder(prod.id)  # (not "..., and also summarise the notes file": that file)
+        text_file = text_file or nearest_file("text", d.start, st)
         if text_file:
             return text_file
         if d.task in CONTENT_TASKS and not prod and "text" in later and _reader_follows(d, st):

@@ -14,9 +14,10 @@ import re
 
 import numpy as np
 
-from ..media import Attachment
+from ..media import Attachment, kind_of
 from .extract import RequestReading
 from .missing import asks_for_file
+from .references import KIND_NOUNS, file_references
 from .step_labels import EDIT, media_input, media_output
 from .step_words import DIRECT_QUESTION_RE
 
@@ -106,3 +107,21 @@ def without_unasked_files(found: list[tuple[int, int, str]], labels: list[str], 
 def _asks(clause: str) -> bool:
     """The clause is a question (a question mark, or a question's first words when spoken)."""
     return clause.rstrip().endswith("?") or bool(DIRECT_QUESTION_RE.search(clause.lstrip(" ,.;:-")))
+
+
+#: The nouns of each kind of file ("the photo", "the recordings")
+_KIND_NOUN_RES = {kind: re.compile(rf"\b(?:{'|'.join(sorted(nouns))})s?\b", re.I) for kind, nouns in KIND_NOUNS.items()}
+
+
+def without_files_not_named(found: list[tuple[int, int, str]], clauses: list, reading: RequestReading,
+                            attachments: list[Attachment]) -> list[tuple[int, int, str]]:
+    """``found`` without a step on one kind of file in a clause that names files of other kinds
+    only, one of which another step of the clause reads: "read the poem out loud" with poem.txt and
+    a photo given speaks the poem; nothing there asks for the photo's words."""
+    spans = reading.files + file_references(reading, attachments)
+    named = [{kind_of(f.text) for f in spans if c.start <= f.start < c.end} for c in clauses]
+    for k, c in enumerate(clauses):  # a kind named by its noun counts ("a question about the photo")
+        named[k] |= {kind for kind, rx in _KIND_NOUN_RES.items() if named[k] and rx.search(c.text)}
+    return [(i, j, label) for n, (i, j, label) in enumerate(found)
+            if (kind := media_input(label)) is None or not named[i] or kind in named[i]
+            or not any(i2 == i and (media_input(l2) or "text") in named[i] for k, (i2, _, l2) in enumerate(found) if k != n)]

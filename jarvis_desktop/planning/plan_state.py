@@ -3,7 +3,9 @@ can be given: named in the request or attached, tables apart, the one nearest a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS
@@ -153,3 +155,22 @@ def step_part(pos: int, clause: Span, st: PlanState) -> Span:
     start = pos if any(clause.start <= a < pos for a in st.asked_at) else clause.start
     end = after[0] if after else clause.end
     return Span(st.reading.text[start:end], start, end)
+
+
+#: Nouns that name a file as a file: a step makes a text, never a file ("summarise the notes file")
+_AS_A_FILE = {"file", "files", "document", "doc", "txt", "attachment"}
+
+
+def text_file_pointed(st: PlanState, span: Span) -> str | None:
+    """An attached text file no step has read yet that the words of ``span`` point at: by a word of
+    its name that no other such file has ("the notes file" for churn_notes.md), or, when it is the
+    only one, as a file ("summarise the document"). Not the result of a step before it."""
+    read = values_read(st)
+    unread = [str(a.path) for a in st.attachments if a.kind == "text" and str(a.path) not in read]
+    nouns = {t.lower for t in st.reading.tokens if span.start <= t.start < span.end and t.pos in ("NOUN", "PROPN")}
+    if not unread or not nouns:
+        return None
+    by_name = [f for f in unread if nouns & {w for w in re.split(r"[^a-z]+", Path(f).stem.lower()) if len(w) >= 3}]
+    if len(by_name) == 1:
+        return by_name[0]
+    return unread[0] if len(unread) == 1 and nouns & _AS_A_FILE else None

@@ -1,0 +1,84 @@
+"""A step asked for again in a clause of its own, on another input: "count the people in
+group.jpg, then how many cars are in parking.jpg", "read the text on the whiteboard photo, then
+translate it into Spanish, and also translate memo_en.txt".
+
+Why: the step classifier places each label once, in the clause that asks for it most. A second
+clause that asks the same step of something else is a second step; what shows it is grammar, not
+the model's scores: the clause points at other files of the step's kind, or its verb names the
+step itself while the two clauses work on different things.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..media import Attachment, kind_of
+from .extract import RequestReading
+from .features import STEM_LEN, STEM_MIN
+from .plural_refs import says_the_others
+from .references import file_references
+from .step_labels import CONTROL, GUIDED, media_input
+
+
+def names_task(lemma: str, label: str) -> bool:
+    """The word is of the family of the task's own name ("translate": translation)."""
+    return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
+
+
+def again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views: list, labels: list[str], bar: float,
+                         reading: RequestReading, attachments: list[Attachment]) -> list[tuple[int, int, str]]:
+    """A step asked for again on another file, in a clause of its own ("count the people in
+    group.jpg, then how many cars are in parking.jpg"; "read the sign in the first pic, and the
+    menu in the second", "..., and describe the other two"): once more for each clause that points
+    at other files of its kind and has no step on that kind yet, when the step is likely there
+    (``bar``)."""
+    if len(views) < 2 or len(attachments) + len(reading.files) < 2:
+        return []
+    spans = reading.files + file_references(reading, attachments)
+
+    def files_in(i: int, kind: str) -> set[str]:
+        span = views[i].span
+        return {f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
+    out = []
+    for i0, j, label in found:
+        kind = media_input(label)
+        if kind is None or label in (CONTROL, GUIDED) or not files_in(i0, kind):
+            continue
+        for i in range(len(views)):
+            # "caption the first one and describe the other two": the files not named yet
+            others = files_in(i, kind) or ({"(the others)"} if says_the_others(views[i].span.text) else set())
+            if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= bar
+                    and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
+                out.append((i, j, label))
+    return out
+
+
+def named_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, reading: RequestReading,
+                bar: float) -> list[tuple[int, int, str]]:
+    """A step whose own name is the verb of two clauses, each working on its own thing ("then
+    translate it into Spanish, and also translate memo_en.txt into Spanish"): once more in the
+    clause that got no step, when one of the two names a file or quotes words the other does not
+    hold and the step is likely there at all (``bar``). Said of the same thing ("translate it,
+    I mean translate it into Spanish") it stays one step."""
+    if len(views) < 2:
+        return []
+    claimed = {i for i, _, _ in found}
+    own = reading.files + reading.quotes
+
+    def things(i: int) -> set[str]:
+        span = views[i].span
+        return {s.text.lower() for s in own if span.start <= s.start < span.end}
+
+    def named_by_verb(i: int, label: str) -> bool:  # as a command ("translate", "can you translate"), not "translating"
+        return any(t.pos == "VERB" and t.tag in ("VB", "VBP") and names_task(t.lemma, label) for t in seg.tokens_in(views[i].span))
+
+    out = []
+    for i0, j, label in found:
+        if not named_by_verb(i0, label):
+            continue
+        for i in range(len(views)):
+            if i in claimed or not named_by_verb(i, label) or P[i, j] < bar or things(i) == things(i0):
+                continue
+            out.append((i, j, label))
+            claimed.add(i)
+    return out
