@@ -186,3 +186,10 @@ def test_make_it_with_a_property_finds_a_thing_the_tagger_misread(planner):
     assert tasks_of(check) == ["text-to-image"]
     prompt = _arg(check, "text-to-image", "text")
     assert "white horse Rocket" in prompt, prompt
+
+
+def test_an_ordinal_inside_a_thing_to_draw_is_no_file(planner):
+    """ "the last light of dusk" is a correction of what to paint, not a file pointed at."""
+    check = planner.plan("paint a lake at dawn, no wait, the last light of dusk")
+    prompt = _arg(check, "text-to-image", "text")
+    assert "wait" not in prompt and "dusk" in prompt and "dawn" not in prompt, prompt

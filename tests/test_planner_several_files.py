@@ -158,3 +158,54 @@ def test_a_file_kind_named_by_its_noun_keeps_the_step_on_it(planner, tmp_path):
     files = attach(tmp_path, "question.wav", "porch.jpg")
     check = planner.plan("the recording asks a question about the photo, can you answer it", files)
     assert tasks_of(check) == ["automatic-speech-recognition", "visual-question-answering"]
+
+
+# --- found in review: what the rules above must not take ---------------------------------------
+
+
+@pytest.mark.parametrize("request_text, names, task, count", [
+    ("put these into a zip and caption each one", ("a.jpg", "b.jpg"), "image-to-text", 2),
+    ("email these to my boss with a short summary of each", ("report.txt", "notes.txt"), "summarization", 2),
+])
+def test_a_chore_with_another_request_keeps_the_other_steps(planner, tmp_path, request_text, names, task, count):
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    assert tasks_of(check).count(task) == count, tasks_of(check)
+
+
+@pytest.mark.parametrize("request_text", [
+    "transcribe the meeting recording and then summarize the meeting",
+    "transcribe the meeting and then summarise the transcript into a short document",
+])
+def test_a_word_shared_by_two_files_or_a_result_named_keeps_the_chain(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "meeting.wav", "meeting_notes.txt"))
+    assert tasks_of(check) == ["automatic-speech-recognition", "summarization"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text, names, kept", [
+    ("describe the photos except the first two", ("a.jpg", "b.jpg", "c.jpg", "d.jpg"), [2, 3]),
+    ("describe the photos but not the last two", ("a.jpg", "b.jpg", "c.jpg"), [0]),
+    ("describe the photos except the last one", ("a.jpg", "b.jpg"), [0]),
+    ("count the people in the first one and describe the others", ("a.jpg", "b.jpg", "c.jpg"), [1, 2]),
+    ("describe the first two and caption the last one", ("a.jpg", "b.jpg", "c.jpg"), [0, 1, 2]),
+])
+def test_files_counted_out_are_the_ones_described(planner, tmp_path, request_text, names, kept):
+    files = attach(tmp_path, *names)
+    check = planner.plan(request_text, files)
+    described = sorted(t.args["image"] for t in check.plan.tasks if t.task == "image-to-text")
+    assert described == sorted(str(files[k].path) for k in kept), tasks_of(check)
+
+
+@pytest.mark.parametrize("request_text, names", [
+    ("transcribe the recording where I talk about the photos", ("a.wav", "b.wav")),
+    ("describe a.jpg like you did with the other pics", ("a.jpg", "b.jpg")),
+])
+def test_a_plural_of_another_kind_or_beside_a_named_file_asks_one_step(planner, tmp_path, request_text, names):
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    assert len(check.plan.tasks) == 1, tasks_of(check)
+
+
+def test_a_capitalised_word_before_one_is_no_language(planner, tmp_path):
+    check = planner.plan("caption the Christmas one, then translate the caption", attach(tmp_path, "christmas.jpg", "beach.jpg"))
+    translation = next(t for t in check.plan.tasks if t.task == "translation")
+    assert translation.args.get("target_language") != "Christmas"

@@ -15,7 +15,7 @@ import numpy as np
 from ..media import Attachment, kind_of
 from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN
-from .plural_refs import says_the_others
+from .plural_refs import from_one_end, says_the_others
 from .references import file_references
 from .step_labels import CONTROL, GUIDED, media_input
 
@@ -29,25 +29,27 @@ def again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views
                          reading: RequestReading, attachments: list[Attachment]) -> list[tuple[int, int, str]]:
     """A step asked for again on another file, in a clause of its own ("count the people in
     group.jpg, then how many cars are in parking.jpg"; "read the sign in the first pic, and the
-    menu in the second", "..., and describe the other two"): once more for each clause that points
-    at other files of its kind and has no step on that kind yet, when the step is likely there
-    (``bar``)."""
+    menu in the second", "describe the first two and caption the last one", "..., and describe the
+    other two"): once more for each clause that points at other files of its kind and has no step
+    on that kind yet, when the step is likely there (``bar``)."""
     if len(views) < 2 or len(attachments) + len(reading.files) < 2:
         return []
     spans = reading.files + file_references(reading, attachments)
+    given = {kind: [a.path.name.lower() for a in attachments if a.kind == kind] for kind in ("image", "audio", "text")}
 
-    def files_in(i: int, kind: str) -> set[str]:
+    def files_in(i: int, kind: str) -> set[str]:  # named, pointed at, or counted ("the first two")
         span = views[i].span
-        return {f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
+        return ({f.text.lower() for f in spans if span.start <= f.start < span.end and kind_of(f.text) == kind}
+                | set(from_one_end(span.text, given.get(kind, [])) or []))
     out = []
     for i0, j, label in found:
         kind = media_input(label)
-        if kind is None or label in (CONTROL, GUIDED) or not files_in(i0, kind):
+        if kind is None or label in (CONTROL, GUIDED) or not (first := files_in(i0, kind)):
             continue
         for i in range(len(views)):
             # "caption the first one and describe the other two": the files not named yet
-            others = files_in(i, kind) or ({"(the others)"} if says_the_others(views[i].span.text) else set())
-            if (i != i0 and others and not others & files_in(i0, kind) and P[i, j] >= bar
+            others = files_in(i, kind)
+            if (i != i0 and (others and not others & first or not others and says_the_others(views[i].span.text)) and P[i, j] >= bar
                     and not any(i2 == i and media_input(l2) == kind for i2, _, l2 in found + out)):
                 out.append((i, j, label))
     return out

@@ -133,7 +133,10 @@ def only_file_chores(text: str, toks) -> bool:
     """Every command of the request is a chore done to its files as files ("put these three into a
     zip", "open both of these in excel", "how big are these files?"): no model has a step for it,
     the chat says so. The chore is said of the files as a whole ("these", "both", "the files"),
-    not of what they hold ("copy the text from both screenshots"), and no other verb asks more."""
+    not of what they hold ("copy the text from both screenshots"), and nothing more is asked ("...
+    and caption each one", "... with a short summary of each")."""
+    if any(t.pos == "CCONJ" or t.lower in ("with", "plus", "then") for t in toks):
+        return False
     if _FILE_FACTS_RE.search(text):
         return True
     verbs = [k for k, t in enumerate(toks) if t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: The most copies one request makes (a larger count is a list inside one answer, or a typo)
 MAX_COPIES = 5
-_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
 #: Units a number measures one thing in
 _MEASURES = {"second", "sec", "minute", "min", "hour", "line", "word", "sentence", "paragraph", "page", "verse",
              "stanza", "part", "panel", "frame", "step", "chapter", "syllable", "character", "inch", "pixel", "px", "k"}
@@ -43,12 +43,12 @@ def copies_asked(task: str, clause: Span, tokens: list[Token], text: str | None)
     toks = [t for t in tokens if clause.start <= t.start < clause.end]
     verb = next((k for k, t in enumerate(toks) if t.pos == "VERB" and t.tag in ("VB", "VBP")), -1)
     k = next((k for k in range(verb + 1, len(toks)) if toks[k].pos in ("NUM", "NOUN", "PROPN", "ADJ")), None)
-    if k is None or toks[k].lower not in _NUMBERS:
+    if k is None or toks[k].lower not in NUMBER_WORDS:
         return None
     if toks[k].lower not in ("couple", "pair") and (k > 0 and toks[k - 1].lower in ("a", "an", "the", "each", "every")
                                                     or k + 1 < len(toks) and toks[k + 1].lemma in _MEASURES):
         return None  # "a 5 second clip", "a two line poem", "three minute video": a size, not a count
-    start, count = toks[k - 1 if k > 0 and toks[k - 1].lower == "a" else k].start, _NUMBERS[toks[k].lower]
+    start, count = toks[k - 1 if k > 0 and toks[k - 1].lower == "a" else k].start, NUMBER_WORDS[toks[k].lower]
     k += 1
     if toks[k - 1].lower in ("couple", "pair"):
         if k >= len(toks) or toks[k].lower != "of":

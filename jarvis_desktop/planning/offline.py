@@ -26,7 +26,7 @@ from .follow_ups import BARE_POINTERS, only_the_answer, points_back
 from .given_text import outside_quotes
 from .missing import NO_EARLIER_ANSWER_NOTE, NO_TASK_NOTE, asks_for_file, missing_files, nothing_planned_note, skipped_note
 from .named_sources import FILE_READERS, READER_OF, named_producer, result_made_later, source_named_before, step_words
-from .plural_refs import files_counted, names_many
+from .plural_refs import files_counted, step_names_many
 from .references import file_references, points_at_given, quote_reference
 from .gaps import add_copies
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
@@ -290,7 +290,7 @@ class OfflinePlanner:
         own = [step_part(d.start, clause, st)] + scope[1:]
         spec = TASK_TYPES[d.task]
         files = [n for n in spec.inputs if ARG_KINDS[n] != "text"]
-        many = names_many([t for t in r.tokens if own[0].start <= t.start < own[0].end], bool(files))  # "caption the pics", "summarise them"
+        many = step_names_many(own[0], r, ARG_KINDS[files[0]] if files else None)  # "caption the pics", "summarise them"
         each = many or any(asks_each(EACH_RE, c.text) for c in scope)
         if len(files) == 1 and not str(args.get(files[0], "")).startswith("<GENERATED>"):
             tables = d.task == "tabular-classification"
@@ -342,7 +342,8 @@ class OfflinePlanner:
         the step reads one of them that way (not "speak both answers"), there are two or more, and
         not all were worked on ("summarise the report, describe the chart, read both": the results)."""
         files = files_with_words(st)
-        if len(files) < 2 or all(k == "text" for _, k in files) or all(f in values_read(st) for f, _ in files):
+        done = values_read(st)
+        if len(files) < 2 or all(k == "text" for _, k in files) or all(f in done for f, _ in files):
             return []
         readers = {placeholder(n.id) for n in st.nodes if n.task in FILE_READERS and any(n.args.get(k) == f for f, k in files)}
         if read not in {f for f, _ in files} | readers:

@@ -109,10 +109,6 @@ def _asks(clause: str) -> bool:
     return clause.rstrip().endswith("?") or bool(DIRECT_QUESTION_RE.search(clause.lstrip(" ,.;:-")))
 
 
-#: The nouns of each kind of file ("the photo", "the recordings")
-_KIND_NOUN_RES = {kind: re.compile(rf"\b(?:{'|'.join(sorted(nouns))})s?\b", re.I) for kind, nouns in KIND_NOUNS.items()}
-
-
 def without_files_not_named(found: list[tuple[int, int, str]], clauses: list, reading: RequestReading,
                             attachments: list[Attachment]) -> list[tuple[int, int, str]]:
     """``found`` without a step on one kind of file in a clause that names files of other kinds
@@ -121,7 +117,8 @@ def without_files_not_named(found: list[tuple[int, int, str]], clauses: list, re
     spans = reading.files + file_references(reading, attachments)
     named = [{kind_of(f.text) for f in spans if c.start <= f.start < c.end} for c in clauses]
     for k, c in enumerate(clauses):  # a kind named by its noun counts ("a question about the photo")
-        named[k] |= {kind for kind, rx in _KIND_NOUN_RES.items() if named[k] and rx.search(c.text)}
+        lemmas = {t.lemma for t in reading.tokens if c.start <= t.start < c.end} if named[k] else set()
+        named[k] |= {kind for kind, nouns in KIND_NOUNS.items() if lemmas & nouns}
     return [(i, j, label) for n, (i, j, label) in enumerate(found)
             if (kind := media_input(label)) is None or not named[i] or kind in named[i]
             or not any(i2 == i and (media_input(l2) or "text") in named[i] for k, (i2, _, l2) in enumerate(found) if k != n)]

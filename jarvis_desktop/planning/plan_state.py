@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS
 from .detect import Detection
 from .extract import RequestReading, Span
+from .result_refs import RESULT_REF_RE
 from .speech_asked import speaks_statement
 from .spoken_source import attachment_named
 
@@ -158,19 +158,25 @@ def step_part(pos: int, clause: Span, st: PlanState) -> Span:
 
 
 #: Nouns that name a file as a file: a step makes a text, never a file ("summarise the notes file")
-_AS_A_FILE = {"file", "files", "document", "doc", "txt", "attachment"}
+_AS_A_FILE = {"file", "files", "txt", "attachment"}
+#: Words that point back at what a step made ("it", "the transcript"): then no file is meant
+_MADE_RE = re.compile(r"\b(?:its|that)\b", re.I)  # (and result_refs.RESULT_REF_RE: "it", "them", "the summary")
 
 
 def text_file_pointed(st: PlanState, span: Span) -> str | None:
     """An attached text file no step has read yet that the words of ``span`` point at: by a word of
-    its name that no other such file has ("the notes file" for churn_notes.md), or, when it is the
-    only one, as a file ("summarise the document"). Not the result of a step before it."""
+    its name that no other file given has ("the notes file" for churn_notes.md, not "the meeting"
+    with meeting.wav beside meeting_notes.txt), or, when it is the only one, as a file ("summarise
+    the attached file"). Not when the words point back at what a step made ("it", "the transcript")."""
     read = values_read(st)
-    unread = [str(a.path) for a in st.attachments if a.kind == "text" and str(a.path) not in read]
-    nouns = {t.lower for t in st.reading.tokens if span.start <= t.start < span.end and t.pos in ("NOUN", "PROPN")}
-    if not unread or not nouns:
+    unread = [a for a in st.attachments if a.kind == "text" and str(a.path) not in read]
+    if not unread or _MADE_RE.search(span.text) or RESULT_REF_RE.search(span.text):
         return None
-    by_name = [f for f in unread if nouns & {w for w in re.split(r"[^a-z]+", Path(f).stem.lower()) if len(w) >= 3}]
+    nouns = {t.lower for t in st.reading.tokens if span.start <= t.start < span.end and t.pos in ("NOUN", "PROPN")}
+
+    def words(a: Attachment) -> set[str]:
+        return {w for w in re.split(r"[^a-z]+", a.path.stem.lower()) if len(w) >= 3}
+    by_name = [a for a in unread if (own := nouns & words(a)) and not any(own & words(b) for b in st.attachments if b is not a)]
     if len(by_name) == 1:
-        return by_name[0]
-    return unread[0] if len(unread) == 1 and nouns & _AS_A_FILE else None
+        return str(by_name[0].path)
+    return str(unread[0].path) if len(unread) == 1 and nouns & _AS_A_FILE else None

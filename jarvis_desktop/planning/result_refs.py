@@ -55,8 +55,8 @@ _RESULT_NOUN_RE = _result_noun_re("the|that|this|your|its|those|these")
 #: ... as a thing made, not one given ("read this poem aloud"): not after "this"/"these"
 _MADE_NOUN_RE = _result_noun_re("the|that|your|its|those")
 #: "the Spanish version", "this French description", "the Japanese one": a result named by its language.
-_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+(?i:version|description|caption|summary|transcript|text|translation"
-                                  r"|one|sentence)\b")
+_LANGUAGE_VERSION_RE = re.compile(r"\b(?:the|that|this|your|its)\s+([A-Z][a-z]+)\s+((?i:version|description|caption|summary|transcript|text"
+                                  r"|translation|one|sentence))\b")
 
 
 #: "a Portuguese version of this": a new text in a language, asked for as a thing to make
@@ -70,9 +70,18 @@ def version_in_language_asked(text: str) -> bool:
 
 
 def language_named(text: str) -> str | None:
-    """The language a result is named by ("read the Spanish version" -> "Spanish"), if any."""
-    m = _LANGUAGE_VERSION_RE.search(text)
-    return m.group(1) if m else None
+    """The language a result is named by ("read the Spanish version" -> "Spanish"), if any; before
+    "one" or "sentence" only a language the planner knows ("the Japanese one", not "the Christmas one")."""
+    for m in _LANGUAGE_VERSION_RE.finditer(text):
+        if m.group(2).lower() not in ("one", "sentence") or _is_language(m.group(1)):
+            return m.group(1)
+    return None
+
+
+def _is_language(word: str) -> bool:
+    from .detect import knowledge  # (detect reads this module)
+
+    return knowledge().language_name_re.fullmatch(word) is not None
 
 
 def named_results(text: str, made: bool = False) -> list[tuple[str, ...]]:

@@ -246,8 +246,10 @@ def _alteration(doc: Any, words: list[str], k: int) -> _Phrase | None:
         run = max(_nominal_end(doc, k), k + 1)
         if run + 1 < len(doc) and doc[run].text == "," and FILE_RE.fullmatch(doc[run + 1].text):
             return _Phrase(k, run + 2, "file")  # "the other one, photo_0413.jpg"
-        heads = {words[j] for j in range(k, run)}  # "the second one", "sorry I mean the second": another file
-        return _Phrase(k, run, "file" if heads & (_FILE_NOUNS | set(ORDINALS)) and words[k] in {"the", "this", "that", "my"} else "nominal", end)
+        heads = {words[j] for j in range(k, run)}
+        # "the second one", "sorry I mean the second": another file (not "the last light of dusk")
+        ordinal = run > k + 1 and words[k + 1] in ORDINALS and (run == k + 2 or words[k + 2] in _FILE_NOUNS)
+        return _Phrase(k, run, "file" if (heads & _FILE_NOUNS or ordinal) and words[k] in {"the", "this", "that", "my"} else "nominal", end)
     return None
 
 
