@@ -82,7 +82,8 @@ def test_a_text_file_read_aloud_beside_a_photo_reads_no_words_off_the_photo(plan
     assert check.plan.tasks[0].args["text"] == str(files[0].path)
 
 
-@pytest.mark.parametrize("request_text", ["put them all in one zip please", "could you print both of them", "how large are the files?"])
+@pytest.mark.parametrize("request_text", ["put them all in one zip please", "could you print both of them", "how large are the files?",
+                                          "zip these and email them to my sister"])
 def test_chores_done_to_the_files_as_files_ask_for_no_model(planner, tmp_path, request_text):
     check = planner.plan(request_text, attach(tmp_path, "a.jpg", "b.jpg"))
     assert check.plan is not None and check.plan.tasks == []
@@ -170,6 +171,11 @@ def test_a_file_kind_named_by_its_noun_keeps_the_step_on_it(planner, tmp_path):
 def test_a_chore_with_another_request_keeps_the_other_steps(planner, tmp_path, request_text, names, task, count):
     check = planner.plan(request_text, attach(tmp_path, *names))
     assert tasks_of(check).count(task) == count, tasks_of(check)
+
+
+def test_a_question_beside_a_chore_is_still_asked(planner, tmp_path):
+    check = planner.plan("how big are these files and which one shows a dog", attach(tmp_path, "a.jpg", "b.jpg"))
+    assert tasks_of(check), "the question was dropped with the chore"
 
 
 @pytest.mark.parametrize("request_text", [

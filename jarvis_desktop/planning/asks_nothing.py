@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .result_refs import RESULT_NAMES
+
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
 #: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
 _INABILITY_RE = re.compile(
@@ -133,9 +135,10 @@ def only_file_chores(text: str, toks) -> bool:
     """Every command of the request is a chore done to its files as files ("put these three into a
     zip", "open both of these in excel", "how big are these files?"): no model has a step for it,
     the chat says so. The chore is said of the files as a whole ("these", "both", "the files"),
-    not of what they hold ("copy the text from both screenshots"), and nothing more is asked ("...
-    and caption each one", "... with a short summary of each")."""
-    if any(t.pos == "CCONJ" or t.lower in ("with", "plus", "then") for t in toks):
+    not of what they hold ("copy the text from both screenshots"), and nothing a model makes is
+    asked beside it, by a verb, a result's name or a question ("... and caption each one", the
+    tagger's noun; "... with a short summary of each"; "... and what is in them")."""
+    if any(t.lemma in RESULT_NAMES or t.tag in ("WP", "WDT") for t in toks):
         return False
     if _FILE_FACTS_RE.search(text):
         return True

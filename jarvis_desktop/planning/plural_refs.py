@@ -20,11 +20,9 @@ from .counts import NUMBER_WORDS
 from .extract import RequestReading, Span
 from .plan_state import PlanState, values_read
 from .references import KIND_NOUNS
+from .result_refs import RESULT_NAMES
 from .spoken_source import attachment_named
 
-#: What a step made from each file, by name ("the captions", "the transcripts"): the names of
-#: result_refs' result nouns that a step makes once per file
-_RESULT_NOUNS = {"caption", "description", "transcript", "transcription", "summary", "translation", "answer", "result"}
 #: Owners that make a plural the user's own things, not results ("are our answers the same?")
 _THEIR_OWN = {"my", "our", "his", "her", "their"}
 #: Words before a pronoun that make it the topic, not what the step works on ("a haiku about them")
@@ -56,7 +54,7 @@ def names_many(tokens: Sequence, kind: str | None = None) -> bool:
     plural ("the total on these invoices"), or "the others" ("..., and describe the others").
     Not a topic ("a haiku about them") nor the user's own ("are our answers the same?")."""
     tokens = list(tokens)
-    nouns = (KIND_NOUNS[kind] if kind in KIND_NOUNS else KIND_NOUNS["text"] | _RESULT_NOUNS) | {"file"}
+    nouns = (KIND_NOUNS[kind] if kind in KIND_NOUNS else KIND_NOUNS["text"] | RESULT_NAMES) | {"file"}
     for k, t in enumerate(tokens):
         before = tokens[k - 1].lower if k else ""
         if (t.tag in ("NNS", "NNPS") and t.lemma in nouns and t.dep not in ("compound", "poss")

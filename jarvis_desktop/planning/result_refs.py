@@ -32,6 +32,9 @@ OWN_SUBJECT_RE = re.compile(
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
                          r"|\bthe\s+same\s+(?:\w+\s+)?(?:sentence|text|words|phrase|line|quote|message)\b", re.I)
+#: A result's name as one word, for a step made once per file ("the captions") or asked beside a
+#: chore ("... with a short summary of each")
+RESULT_NAMES = frozenset({"caption", "description", "transcript", "transcription", "summary", "translation", "answer", "result"})
 #: The steps whose text is "the answer"
 ANSWER_MAKERS = ("question-answering", "visual-question-answering", "document-question-answering")
 #: What people call an earlier step's text when they point back at it ("read the caption aloud",
