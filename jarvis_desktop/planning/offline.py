@@ -341,8 +341,7 @@ class OfflinePlanner:
         are not all text ("summarise the recording and the minutes file separately"); empty unless
         the step reads one of them that way (not "speak both answers"), there are two or more, and
         not all were worked on ("summarise the report, describe the chart, read both": the results)."""
-        files = files_with_words(st)
-        done = values_read(st)
+        files, done = files_with_words(st), values_read(st)
         if len(files) < 2 or all(k == "text" for _, k in files) or all(f in done for f, _ in files):
             return []
         readers = {placeholder(n.id) for n in st.nodes if n.task in FILE_READERS and any(n.args.get(k) == f for f, k in files)}
