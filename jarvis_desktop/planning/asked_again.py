@@ -25,7 +25,7 @@ def names_task(lemma: str, label: str) -> bool:
     return len(lemma) >= STEM_MIN and any(part[:STEM_LEN] == lemma[:STEM_LEN] for part in label.split("-"))
 
 
-def again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views: list, labels: list[str], bar: float,
+def again_on_other_files(found: list[tuple[int, int, str]], P: np.ndarray, views: list, bar: float,
                          reading: RequestReading, attachments: list[Attachment]) -> list[tuple[int, int, str]]:
     """A step asked for again on another file, in a clause of its own ("count the people in
     group.jpg, then how many cars are in parking.jpg"; "read the sign in the first pic, and the

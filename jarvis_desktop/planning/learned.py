@@ -182,7 +182,7 @@ class LearnedDetector(Detector):
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
-        found += again_on_other_files(found, P, views, m.labels, m.threshold * CLAUSE_SHARE, reading, attachments)
+        found += again_on_other_files(found, P, views, m.threshold * CLAUSE_SHARE, reading, attachments)
         found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
         words = bool(reading.quotes or reading.subject or "text" in given or any(
             media_output(label) == "text" and label not in FILE_JUDGES | {"text-classification"} for _, _, label in found))
