@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..config import resources_dir
-from ..media import Attachment, kind_of
+from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asked_again import again_on_other_files, named_again, names_task
@@ -24,7 +24,7 @@ from .asks_nothing import asks_about_abilities, on_hold, only_file_chores, only_
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading
-from .features import STEM_LEN, STEM_MIN, clause_views, word_features
+from .features import clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make
@@ -32,7 +32,6 @@ from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_files_not_named, without_style_edits, without_unasked_files
-from .references import file_references
 from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
@@ -45,6 +44,7 @@ from .step_order import in_run_order
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
 from .task_names import named_by_task_name
+from .told_only import told_tokens, without_declined, without_told_steps
 from .typos import Speller
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
@@ -208,7 +208,8 @@ class LearnedDetector(Detector):
         found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
         found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
-        found = _without_declined(found, views, m, seg)
+        found = without_declined(found, views, m, seg)
+        found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE)
         found = without_speech_asked_about(found, views, seg)
         found = without_playback(found, views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
@@ -247,6 +248,7 @@ class LearnedDetector(Detector):
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
         dets: list[Detection] = []
+        told = told_tokens(reading.text, tuple((q.start, q.end) for q in reading.quotes))  # no step's words start there
         for i, j, label in found:
             here = by_clause[i]
             # one step where the model names a more specific one in the same clause
@@ -255,9 +257,10 @@ class LearnedDetector(Detector):
             if label in ("text-to-image", CONTROL) and GUIDED in here:
                 continue
             view = views[i]
-            pos = self._evidence(seg, view, j, [m.labels.index(x) for x in here if x != label])
-            if label in (GUIDED, CONTROL, EDIT):
-                pos = min(pos, view.head)
+            pos = self._evidence(seg, view, j, [m.labels.index(x) for x in here if x != label], told)
+            if label in (GUIDED, CONTROL, EDIT):  # from the clause's verb that asks
+                pos = min(pos, view.head if view.head not in told else next(
+                    (t.start for t in seg.tokens_in(view.span) if t.pos == "VERB" and t.start not in told), pos))
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
         return in_run_order(dets, reading)
@@ -321,9 +324,11 @@ class LearnedDetector(Detector):
                 out.append((named[int(P[named, j].argmax())], j, m.labels[j]))
         return out
 
-    def _evidence(self, seg, view, j: int, rivals: list[int]) -> int:
-        """Where in the clause the word that speaks for label ``j`` and not its ``rivals`` stands."""
-        return evidence_position(self.model, seg.tokens_in(view.span), j, rivals, view.span.start)
+    def _evidence(self, seg, view, j: int, rivals: list[int], told: set[int]) -> int:
+        """Where in the clause the word that speaks for label ``j`` and not its ``rivals`` stands,
+        among the words that ask ("I don't need a new picture, just make it look like ...")."""
+        toks = seg.tokens_in(view.span)
+        return evidence_position(self.model, [t for t in toks if t.start not in told] or toks, j, rivals, view.span.start)
 
     def _detection(self, label: str, start: int, end: int, reading: RequestReading) -> Detection:
         if label == EDIT:
@@ -579,66 +584,6 @@ def _before_result_named(found: list[tuple[int, int, str]], P: np.ndarray, views
 
 #: How a clause says it comes after the one before ("..., and then transcribe it").
 _THEN_RE = re.compile(r"\W*(?:and\s+|,\s*)?(?:then|afterwards|after that|next|finally)\b", re.I)
-
-
-#: Verbs that carry a declined step's verb ("you don't have to say it", "I don't need it read")
-_CARRIERS = {"do", "have", "need", "want", "bother", "be"}
-#: Words after which the rest of the clause is asked for again ("don't read it, just show me")
-_TURNS = {"just", "only", "but", "instead", "rather"}
-
-
-#: How strongly a declined verb must ask for a step on its own (its weights for that step, summed)
-#: to decline it: "don't read it" declines speech; "I don't know what bird this is" declines nothing.
-DECLINE_WEIGHT = 1.0
-
-
-def _declined_verbs(seg) -> list:
-    """The verbs a request declines: the first verb after "do not", "don't need/have to", "no need
-    to" ("don't read it out", "no need to translate it") and those joined to it by "or", said by
-    the user or to the assistant (not "so it doesn't sound copied"), not a user's inability ("I
-    can't read it") nor a question about a text ("isn't it positive")."""
-    toks = seg.tokens
-    out = []
-    for k, t in enumerate(toks):
-        said_by = toks[k - 2] if k >= 2 else None
-        neg = (t.lower in ("not", "n't") and k > 0 and toks[k - 1].lemma in ("do", "need", "have")
-               and not (said_by and said_by.pos in ("PRON", "NOUN", "PROPN") and said_by.lower not in ("i", "you", "we"))) or (
-            t.lower == "no" and k + 1 < len(toks) and toks[k + 1].lemma == "need")
-        if not neg:
-            continue
-        for n in range(k + 1, min(k + 8, len(toks))):
-            u = toks[n]
-            if u.lower in _TURNS:
-                break
-            carried = n + 1 < len(toks) and (toks[n + 1].lower == "to" or toks[n + 1].pos == "PRON")
-            if u.lemma in _CARRIERS and (carried or u.lemma == "bother"):
-                continue  # "don't have to say it", "no need to", "don't need it read"
-            if u.pos in ("VERB", "AUX"):
-                out.append(u)
-                # "I don't need it translated or read aloud": each verb declined
-                while n + 2 < len(toks) and toks[n + 1].lower in ("or", "nor") and toks[n + 2].pos == "VERB":
-                    out.append(toks[n + 2])
-                    n += 2
-                break
-    return out
-
-
-def _without_declined(found: list[tuple[int, int, str]], views: list, m: StepModel, seg) -> list[tuple[int, int, str]]:
-    """Drop a step the request declines ("what's in it, you don't have to say it out loud"): in
-    the clause of each declined verb, the found step that verb supports most, when it supports it."""
-    drop = set()
-    for verb in _declined_verbs(seg):
-        i = next((i for i, v in enumerate(views) if v.span.start <= verb.start < v.span.end), None)
-        here = [j for i2, j, _ in found if i2 == i]
-        if not here:
-            continue
-        keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
-        weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
-        named = [j for j in here if names_task(verb.lemma, m.labels[j])]
-        j = named[0] if named else max(weight, key=weight.get) if keys else None
-        if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
-            drop.add((i, j))
-    return [f for f in found if (f[0], f[1]) not in drop]
 
 
 _ASKING_WORDS = {"what", "how", "whether", "if", "who", "which", "where", "whose"}

@@ -1,0 +1,94 @@
+"""Requests wrapped in what the user tells: what they or others already did ("my sister turned it
+into a cartoon last week"), what they will do themselves ("I'll translate it into Greek myself
+later"), what someone will want some other time, what they do not want ("I don't need a new
+picture"), the conditions of their own plans ("if the scan comes out crooked I'll sharpen it
+myself"). Those words name steps, but only what is asked now is planned; what is asked in spite
+of such words ("don't forget to read it out", "can't you just translate it?") still is.
+Sentences written for these tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from jarvis_desktop.planning.told_only import told_tokens
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+@pytest.mark.parametrize("request_text, names, tasks", [
+    # done already, by someone else or by the user
+    ("my sister turned this into a cartoon last week, that's not what I want. what's in the photo?", ("photo.jpg",),
+     ["image-to-text"]),
+    ("my brother already removed the noise from this track. what genre is it?", ("song.mp3",), ["audio-classification"]),
+    ("my colleague translated the brochure into French and I summarized it, we're all set now", (), []),
+    ("my teacher read the poem aloud in class yesterday. Can you translate 'the wind carries the last leaves home' into Spanish?",
+     (), ["translation"]),
+    # to be done later, by the user or by someone else
+    ("transcribe this please, I'll translate it into Greek myself later", ("interview.wav",), ["automatic-speech-recognition"]),
+    ("My dad will want it read out loud at some point, but for now just translate 'good morning everyone' into Italian", (),
+     ["translation"]),
+    # not wanted
+    ("I don't need a new picture, just make this photo look like an oil painting", ("cat.jpg",), ["image-to-image"]),
+    ("I don't want another summary, just tell me if this review is positive: 'The hotel was clean but the staff ignored us all week.'",
+     (), ["text-classification"]),
+    ("nobody needs to hear this out loud, just fix the grammar: 'me and him goes to the market yesterday'", (),
+     ["text2text-generation"]),
+    # what the user says by saying it
+    ("I wanted to say thank you for yesterday's summary, it helped a lot", (), []),
+])
+def test_steps_only_told_about_are_not_planned(planner, tmp_path, request_text, names, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
+
+
+def test_the_thing_asked_keeps_its_own_words(planner):
+    check = planner.plan("My dad will want it read out loud at some point, but for now just translate 'good morning everyone' into Italian", [])
+    assert check.plan.tasks[0].args == {"text": "good morning everyone", "target_language": "Italian"}
+
+
+def test_a_step_told_done_badly_and_asked_again_by_do_it_is_planned(planner):
+    check = planner.plan("my cousin translated this into English badly, can you do it properly? 'Je voudrais un cafe, s il vous plait'", [])
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["text"] == "Je voudrais un cafe, s il vous plait"
+
+
+@pytest.mark.parametrize("request_text, names, tasks", [
+    ("don't forget to read the summary out loud: summarize 'The bakery on Elm Street will close for renovations in June and "
+     "reopen in August with a bigger kitchen.'", (), ["summarization", "text-to-speech"]),
+    ("can't you just translate 'buenos dias, amigos' into English?", (), ["translation"]),
+    ("transcribe what my boss said in this voicemail", ("voicemail.mp3",), ["automatic-speech-recognition"]),
+    ("I couldn't understand it at all, so transcribe it for me", ("lecture.mp3",), ["automatic-speech-recognition"]),
+    ("no need for a long caption, a short one is fine", ("beach.jpg",), ["image-to-text"]),
+    ("the last assistant I used transcribed it wrong, so could you transcribe it again?", ("clip.wav",),
+     ["automatic-speech-recognition"]),
+    ("if the recording is too noisy I'll record it again, but for now transcribe it", ("memo.wav",),
+     ["automatic-speech-recognition"]),
+])
+def test_steps_asked_beside_such_words_are_still_planned(planner, tmp_path, request_text, names, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
+
+
+def _told_words(text: str, quoted: list[tuple[int, int]] | None = None) -> list[str]:
+    offsets = told_tokens(text, tuple(quoted or ()))
+    import re
+    return [m.group() for m in re.finditer(r"\S+", text) if m.start() in offsets]
+
+
+def test_who_does_a_thing_and_when_decides_what_is_told():
+    assert "summarized" in _told_words("my coworker summarized the minutes, now I need the dates in them")
+    assert "need" not in _told_words("my coworker summarized the minutes, now I need the dates in them")
+    assert "translate" in _told_words("I will translate it myself afterwards")
+    assert "read" in _told_words("Grandma will want it read out later")
+    assert _told_words("translate what my aunt wrote on this card") == []
+    assert _told_words("tell me whether this review is positive") == []
+    assert "read" not in _told_words("don't forget to read it out loud")
+
+
+def test_quoted_words_are_never_told():
+    text = "translate this: 'Maria will visit the Lyon office tomorrow'"
+    start = text.index("'")
+    assert _told_words(text, [(start, len(text))]) == []
