@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from jarvis_desktop.planning.offline import OfflinePlanner
-from jarvis_desktop.planning.told_only import told_tokens
+from jarvis_desktop.planning.told_only import told_words
 from planner_helpers import attach, tasks_of
 
 
@@ -32,7 +32,12 @@ def planner() -> OfflinePlanner:
     ("transcribe this please, I'll translate it into Greek myself later", ("interview.wav",), ["automatic-speech-recognition"]),
     ("My dad will want it read out loud at some point, but for now just translate 'good morning everyone' into Italian", (),
      ["translation"]),
+    ("transcribe this; my sister is going to translate it into Polish", ("call.wav",), ["automatic-speech-recognition"]),
+    ("summarize this; at some point I'd like it in Italian, but not today", ("notes.txt",), ["summarization"]),
+    ("summarize this. Anna usually translates these for me", ("notes.txt",), ["summarization"]),
+    ("transcribe this, it was already translated last month", ("call.wav",), ["automatic-speech-recognition"]),
     # not wanted
+    ("transcribe this. No translation, please.", ("call.wav",), ["automatic-speech-recognition"]),
     ("I don't need a new picture, just make this photo look like an oil painting", ("cat.jpg",), ["image-to-image"]),
     ("I don't want another summary, just tell me if this review is positive: 'The hotel was clean but the staff ignored us all week.'",
      (), ["text-classification"]),
@@ -67,13 +72,24 @@ def test_a_step_told_done_badly_and_asked_again_by_do_it_is_planned(planner):
      ["automatic-speech-recognition"]),
     ("if the recording is too noisy I'll record it again, but for now transcribe it", ("memo.wav",),
      ["automatic-speech-recognition"]),
+    # what someone was told to do, a manner ("as if"), "don't just", a thing that "will need", "of myself",
+    # a condition on the assistant's own result, a question after a told step, a fragment before a comma
+    ("my professor told us to summarize this chapter", ("notes.txt",), ["summarization"]),
+    ("rewrite this as if a robot were saying it and read it out loud", ("notes.txt",), ["text2text-generation", "text-to-speech"]),
+    ("don't just summarize it, translate it into Portuguese too", ("notes.txt",), ["summarization", "translation"]),
+    ("the leaflet will need translating into Dutch: 'Open every day from nine to five'", (), ["translation"]),
+    ("describe this picture of myself at the lake", ("selfie.jpg",), ["image-to-text"]),
+    ("if the summary is short enough, read it out to me", ("notes.txt",), ["summarization", "text-to-speech"]),
+    ("my aunt already captioned it, but what's in it?", ("garden.jpg",), ["image-to-text"]),
+    ("summary of this lecture please, I wasn't there", ("lecture.mp3",), ["automatic-speech-recognition", "summarization"]),
+    ("I'll listen to it later, transcribe it now", ("memo.wav",), ["automatic-speech-recognition"]),
 ])
 def test_steps_asked_beside_such_words_are_still_planned(planner, tmp_path, request_text, names, tasks):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
 
 
 def _told_words(text: str, quoted: list[tuple[int, int]] | None = None) -> list[str]:
-    offsets = told_tokens(text, tuple(quoted or ()))
+    offsets = told_words(text, tuple(quoted or ())).tokens
     import re
     return [m.group() for m in re.finditer(r"\S+", text) if m.start() in offsets]
 

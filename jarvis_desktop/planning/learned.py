@@ -44,7 +44,7 @@ from .step_order import in_run_order
 from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
 from .task_names import named_by_task_name
-from .told_only import told_tokens, without_declined, without_told_steps
+from .told_only import told_words, without_declined, without_told_steps
 from .typos import Speller
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
@@ -248,7 +248,7 @@ class LearnedDetector(Detector):
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
         dets: list[Detection] = []
-        told = told_tokens(reading.text, tuple((q.start, q.end) for q in reading.quotes))  # no step's words start there
+        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # no step's words start there
         for i, j, label in found:
             here = by_clause[i]
             # one step where the model names a more specific one in the same clause

@@ -16,6 +16,7 @@ it?"), and "can you do it properly" asks again for what was told done.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -25,40 +26,48 @@ from ..english import parse
 from .asked_again import names_task
 from .evidence import word_weights
 from .features import word_features
-from .references import GIVEN_NOUNS
+from .references import GIVEN_NOUNS, KIND_NOUNS
+from .result_refs import RESULT_NAMES
 from .step_words import ASKING_VERBS
 
-#: How strongly words must ask for a step to count (a found step's weights for them, summed)
+#: How strongly words must ask for a step to count (the largest of their weights for it)
 TOLD_WEIGHT = 1.0
-#: Verbs whose past or negation says what is wanted, not what happened ("I wanted it shorter" is
-#: told, but "I was wondering" and "I don't know what bird this is" ask through what follows)
+#: Verbs of wanting: their past says what was wanted, not what was done ("I wanted it shorter"),
+#: and what they want is judged with them ("he'll want it read out at some point")
 _WISHES = {"want", "need", "like", "wish", "hope", "wonder", "ask", "mean"}
+#: Verbs whose negation declines a step (what follows them is what is not wanted)
+_DECLINING = {"need", "want", "like", "bother", "have"}
 #: Verbs whose negation declines nothing: "don't forget to read it", "I don't know what bird this is"
 _NOT_DECLINING = {"forget", "fail", "hesitate", "mind", "know", "understand", "see", "hear", "remember", "wonder", "tell",
                   "be", "have", "think"}
 #: Modals of a later doing ("I'll translate it myself afterwards", "maybe later we can draw it")
-_LATER_MODALS = {"will", "'ll", "shall", "wo", "can", "could", "might", "may", "gon"}
+_LATER_MODALS = {"will", "'ll", "shall", "wo", "can", "could", "might", "may", "would", "'d"}
 #: Words that put a doing later, not now
 _LATER = {"later", "eventually", "someday", "tomorrow", "tonight"}
-#: Words that turn from what is told to what is asked
-_CONTRAST = {"but", "however", "instead", "now", "though"}
+#: Words between two verbs that turn from what is told to what is asked ("..., but for now just translate it")
+_TURNING = {"but", "however", "instead", "now", "though", "so", "please"}
 _WH = {"WP", "WRB", "WDT", "WP$"}
 #: Verbs that tell where a file came from, not what was done with it ("I recorded my question
-#: about the photo, can you answer it", "I've got a photo", "my friend sent me this message")
+#: about the photo, can you answer it", "I've come across this document", "she left this message")
 _PROVENANCE = {"get", "have", "record", "take", "shoot", "film", "scan", "snap", "photograph", "capture", "save", "download",
-               "attach", "send", "upload", "paste", "drop", "receive", "find", "copy", "forward"}
-_REFLEXIVE = {"myself", "ourselves", "himself", "herself", "themselves"}
+               "attach", "send", "upload", "paste", "drop", "receive", "find", "copy", "forward", "come", "stumble", "leave", "sing"}
+#: Reflexives and the subjects they go with ("I'll translate it myself", "so my mother can read it herself")
+_REFLEXIVE = {"myself": {"i"}, "ourselves": {"we"}, "himself": {"he"}, "herself": {"she"}, "themselves": {"they"}}
 _CONTENT = {"VERB", "NOUN", "PROPN", "ADJ"}
+#: Names of the files a step works on: they ask for no step ("just tell me how many dogs are in the photo")
+_FILE_NOUNS = frozenset(n for nouns in KIND_NOUNS.values() for n in nouns) - {"transcript"}
 #: Dependents that are clauses of their own (judged on their own subject, tense and modal)
-_CLAUSES = {"ccomp", "advcl", "relcl", "conj", "parataxis", "acl", "dep"}
-#: Subjects that are people (a past doing told of them: "she already described it")
-_PEOPLE = {"i", "we", "you", "he", "she", "they"}
+_CLAUSES = {"ccomp", "advcl", "relcl", "conj", "parataxis", "acl", "dep", "xcomp"}
+#: Subjects that are people
+_PEOPLE = {"i", "we", "he", "she", "they", "someone", "somebody", "everyone"}
+_POSSESSIVES = {"my", "his", "her", "our", "their", "your"}
 #: What the user does by saying it ("just wanted to say thanks", "I wanted to ask you something")
-#: Verbs that ask again for what was told done ("my colleague translated it badly, can you do it properly")
-_DOING_AGAIN = {"do", "redo", "try"}
-#: ... said of the thing told done ("do it properly", "try again")
-_IT_AGAIN = {"it", "that", "this", "one", "them", "again", "properly", "better", "right"}
 _SAYING = {"say", "ask", "tell", "thank", "mention", "share", "let"}
+#: Verbs that ask again for what was told done ("my colleague translated it badly, can you do it
+#: properly", "she transcribed half of it, please finish the rest") ...
+_DOING_AGAIN = {"do", "redo", "try", "finish", "handle", "complete"}
+#: ... said of that thing
+_IT_AGAIN = {"it", "that", "this", "one", "them", "again", "properly", "better", "right", "rest", "part"}
 
 
 def _subject(v: Any) -> Any:
@@ -67,36 +76,46 @@ def _subject(v: Any) -> Any:
 
 def _own_tokens(v: Any) -> list[Any]:
     """The verb and its phrase, without the clauses hung on it (the parser's clause, whatever the
-    tagger made of its head word: "caption this photo, I'll write the post myself")."""
+    tagger made of its head word: "caption this photo, I'll write the post myself") and without a
+    fragment before it that a comma sets apart ("summary of this call please, I wasn't there")."""
+    subj = _subject(v)
+    first = min([v.i] + ([subj.left_edge.i] if subj is not None else []) + [c.i for c in v.children if c.dep_ in ("aux", "auxpass", "neg")])
+    cut = max((k for k in range(v.left_edge.i, first) if v.doc[k].is_punct), default=-1)
     out = [v]
     for c in v.children:
-        if c.dep_ in _CLAUSES or c.pos_ == "VERB" and c.dep_ != "xcomp":
+        if c.dep_ in _CLAUSES or c.pos_ == "VERB":
             continue
         inner = [x for x in c.subtree if x is not c and (x.dep_ in _CLAUSES and x.pos_ in ("VERB", "AUX") or x.pos_ == "VERB" and x.dep_ not in (
-            "xcomp", "amod", "compound", "aux", "auxpass"))]  # "..., but for now transcribe it" hung on a preposition
+            "amod", "compound", "aux", "auxpass"))]  # "..., but for now transcribe it" hung on a preposition
         out += [t for t in c.subtree if not any(t in x.subtree for x in inner)]
-    return out
+    return [t for t in out if t.i > cut]
+
+
+def _person(subj: Any) -> bool:
+    """A subject that is someone: a person's pronoun or name, or a noun of the user's world ("my
+    colleague") that is not a thing given ("my recording")."""
+    return subj.lower_ in _PEOPLE or subj.pos_ == "PROPN" and subj.text[:1].isupper() or (
+        subj.lower_ not in GIVEN_NOUNS and any(c.lower_ in _POSSESSIVES for c in subj.children))
 
 
 def _someone(subj: Any, v: Any) -> bool:
-    """The subject is someone who did something: a person's pronoun or name, or a noun of the
-    user's world ("my colleague", "his summary") that did something to a thing; not a parse that
-    made a subject of words across a question mark ("and the tax? read both answers out")."""
+    """The subject did something: a person, or a noun of the user's world that did something to a
+    thing ("my colleague wrote a caption"); not a parse that made a subject of words across a
+    question mark ("and the tax? read both answers out")."""
     if any(t.text in (".", "?", "!") for t in subj.doc[min(subj.i, v.i):max(subj.i, v.i)]):
         return False
-    if subj.lower_ in _PEOPLE or subj.pos_ == "PROPN" and subj.text[:1].isupper() or subj.lower_ in ("someone", "somebody", "everyone"):
+    if subj.lower_ in _PEOPLE or subj.pos_ == "PROPN" and subj.text[:1].isupper():
         return True
-    return subj.lower_ not in GIVEN_NOUNS and any(c.lower_ in ("my", "his", "her", "our", "their", "your") for c in subj.children) and any(
-        c.dep_ in ("dobj", "dative", "npadvmod") for c in v.children)
+    return _person(subj) and any(c.dep_ in ("dobj", "dative", "npadvmod") for c in v.children)
 
 
 def _not_now(words: list[str]) -> bool:
-    return any(w == "not" and words[k + 1 : k + 3] and {"now", "yet", "today"} & set(words[k + 1 : k + 3]) for k, w in enumerate(words))
+    return any(w == "not" and {"now", "yet", "today"} & set(words[k + 1 : k + 3]) for k, w in enumerate(words))
 
 
 def _later_said(words: list[str]) -> bool:
     return any(w in _LATER and (k == 0 or words[k - 1] not in ("by", "until", "for")) for k, w in enumerate(words)) or (
-        "some" in words and "point" in words) or _not_now(words)
+        "some point" in " ".join(words)) or _not_now(words)
 
 
 def _asks_you(v: Any, subj: Any) -> bool:
@@ -106,40 +125,43 @@ def _asks_you(v: Any, subj: Any) -> bool:
 
 
 def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | None:
-    """Why the verb's clause only tells ("past", "later", "self", "neg"), or None when it asks;
-    ``inherited``: the reason of the verb whose subject it shares ("ended up summarizing");
-    ``conditional``: said inside an "if" clause's reach ("if it is I'll translate it myself")."""
+    """Why the verb's clause only tells: "past" (done), "later" (by the user or someone, not now),
+    "self" (by the user themself), "others" (what someone else does), "neg" (not wanted); None
+    when it asks. ``inherited``: the reason of the verb whose subject it shares ("ended up
+    summarizing"); ``conditional``: said in an "if" clause's reach ("if it is I'll translate it")."""
     subj = _subject(v)
     kids = list(v.children)
-    negated = any(c.dep_ == "neg" and c.i < v.i for c in kids)  # not "use canny edges, not hed"
+    negs = [c for c in kids if c.dep_ == "neg" and c.i < v.i]  # not "use canny edges, not hed"
     if subj is None:
-        if negated and v.tag_ == "VB" and v.lemma_ not in _NOT_DECLINING:
-            return "neg"  # a command said not to do ("don't translate it")
-        return inherited or ("self" if any(t.lower_ in _REFLEXIVE for t in _own_tokens(v)) else None)
+        if negs and v.tag_ == "VB" and v.lemma_ not in _NOT_DECLINING and v.doc[negs[-1].i + 1].lower_ not in ("just", "only"):
+            return "neg"  # a command said not to do ("don't translate it"), not "don't just summarize it, ..."
+        return inherited
     who = subj.lower_
     if who in ("nobody", "noone") or who == "one" and any(c.lower_ == "no" for c in subj.children):
         return "neg"  # "nobody needs to hear it out loud"
-    if who in ("what", "who", "which", "that") or subj.tag_ in ("WP", "WDT") or _asks_you(v, subj) or any(
-            c.dep_ in ("aux", "auxpass") and c.i < subj.i for c in kids) or any(t.tag_ in _WH for t in _own_tokens(v)):
+    if subj.tag_ in _WH or who == "that" or _asks_you(v, subj) or any(c.dep_ in ("aux", "auxpass") and c.i < subj.i for c in kids) or any(
+            t.tag_ in _WH for t in _own_tokens(v)):
         return None  # a question ("will this house sell?", "how much I paid for total?"), or what one is about
     if who == "you" and (v.tag_ != "VBD" or any(c.dep_ == "mark" for c in kids)):
         return None  # what the assistant is asked to do ("once you've made a picture of a fox, ...")
-    if negated:
-        return None if v.lemma_ in _NOT_DECLINING else "neg"
+    if negs:  # "I don't need another caption"; not "I can't read it", "I don't speak Japanese"
+        return "neg" if v.lemma_ in _DECLINING and not any(c.dep_ == "aux" and c.tag_ == "MD" for c in kids) else None
     aux = {c.lower_ for c in kids if c.dep_ in ("aux", "auxpass")}
-    if (v.tag_ == "VBD" or v.tag_ == "VBN" and aux & {"have", "'ve", "has", "had"}) and v.lemma_ not in _WISHES | _PROVENANCE and (
-            _someone(subj, v)):
+    passive = any(c.dep_ == "auxpass" and c.lower_ in ("was", "were", "been") for c in kids)
+    if v.lemma_ not in _WISHES | _PROVENANCE | {"be"} and (passive and v.tag_ == "VBN" or (
+            v.tag_ == "VBD" or v.tag_ == "VBN" and aux & {"have", "'ve", "has", "had"}) and _someone(subj, v)):
         return "past"  # not "I recorded my question" (where a file came from), nor "the text turned into speech"
-    if v.tag_ in ("VBZ", "VBP") and not aux and who not in ("i", "we", "you") and v.lemma_ not in _WISHES | {"be", "have"} and (
-            who in _PEOPLE or subj.pos_ == "PROPN" and subj.text[:1].isupper()):
+    if v.tag_ in ("VBZ", "VBP") and not aux and who not in ("i", "we", "you") and v.lemma_ not in _WISHES | {"be", "have", "go"} and (
+            _someone(subj, v) or subj.lower_ in _PEOPLE):
         return "others"  # what someone else does ("he speaks very fast", "Tom translates them for me")
-    toks = _own_tokens(v)
-    if any(t.lower_ in _REFLEXIVE for t in toks) and who in ("i", "we", "he", "she", "they"):
-        return "self"
-    words = [t.lower_ for t in v.sent]
-    if aux & {"will", "'ll"} and who in ("i", "we") and v.lemma_ not in _WISHES and (conditional or any(_condition(c) for c in kids)):
+    own = _own_tokens(v)
+    if any(t.dep_ != "pobj" and who in _REFLEXIVE.get(t.lower_, ()) for t in own):
+        return "self"  # not "caption this photo of myself"
+    words = [t.lower_ for t in own]
+    later = aux & _LATER_MODALS or v.lemma_ == "go" and v.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in kids)  # "is going to"
+    if later and aux & {"will", "'ll"} and who in ("i", "we") and v.lemma_ not in _WISHES and (conditional or any(_condition(c) for c in kids)):
         return "later"  # "if it's too blurry I'll retake it": what the user will do then
-    if (aux & _LATER_MODALS or "going" in aux) and (who not in ("i", "we") and aux & {"will", "'ll", "shall", "wo"} or (
+    if later and (who not in ("i", "we") and _person(subj) and (aux & {"will", "'ll", "shall", "wo"} or v.lemma_ == "go") or (
             _not_now(words) if v.lemma_ in _WISHES else _later_said(words))):
         return "later"  # "he'll want it read out at some point", "I'll translate it later"; not "I'll need it by tomorrow"
     return None
@@ -148,44 +170,67 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
 def _clauses_of(v: Any) -> list[Any]:
     """The verbs whose nearest verb above is ``v`` ("if it turns out too blurry I'll retake it": "retake"
     hangs on "blurry"), not its auxiliaries."""
-    out, todo = [], [c for c in v.children]
+    out, todo = [], list(v.children)
     while todo:
-        c = todo.pop(0)
+        c = todo.pop()
         if c.pos_ in ("VERB", "AUX"):
             if c.dep_ not in ("aux", "auxpass"):
                 out.append(c)
         else:
             todo += list(c.children)
-    return out
+    return sorted(out, key=lambda t: t.i)
 
 
 def _condition(v: Any) -> bool:
-    """The verb is an "if"/"unless" condition, not the polite "if you could translate it"."""
-    if v.dep_ == "ccomp" or v.head.lemma_ in ASKING_VERBS | {"wonder"} or not any(c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in v.children):
+    """The verb is an "if"/"unless" condition, not the polite "if you could translate it", an
+    indirect question ("tell me if ..."), nor "as if"."""
+    marks = [c for c in v.children if c.dep_ == "mark" and c.lower_ in ("if", "unless")]
+    if not marks or v.dep_ == "ccomp" or v.head.lemma_ in _ASKING or v.doc[marks[0].i - 1].lower_ in ("as", "even"):
         return False
     subj = _subject(v)
     return not (subj is not None and subj.lower_ == "you")
 
 
+_ASKING = ASKING_VERBS | {"wonder"}
+
+
 def _embedded(v: Any) -> bool:
     """What a clause is about, not a clause of its own: a relative clause ("the summary Lukas
     wrote"), an indirect question ("transcribe what my boss said", "tell me if it is positive")."""
-    return v.dep_ in ("relcl", "acl") or any(c.tag_ in ("WP", "WRB", "WDT", "WP$") for c in v.children) or (
-        (v.dep_ == "ccomp" or v.head.lemma_ in ASKING_VERBS | {"wonder"}) and any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in v.children))
+    return v.dep_ in ("relcl", "acl") or any(c.tag_ in _WH for c in v.children) or (
+        (v.dep_ == "ccomp" or v.head.lemma_ in _ASKING) and any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in v.children))
+
+
+def _joined(v: Any, c: Any) -> bool:
+    """``c`` is joined to ``v`` by a bare "and"/"or", nothing turning away between them."""
+    between = v.doc[min(v.i, c.i) + 1 : max(v.i, c.i)]
+    return not any(t.is_punct or t.lower_ in _TURNING for t in between)
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a request only tells, as character offsets of its tokens: ``tokens`` ask for nothing;
+    of them, ``weak`` (the nouns and adjectives of a condition: "if the summary is short enough")
+    tell of no step either."""
+
+    tokens: frozenset[int]
+    weak: frozenset[int]
 
 
 @lru_cache(maxsize=8)
-def told_tokens(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> frozenset[int]:
-    """The character offsets of the tokens of ``text`` that only tell (see the module's note);
-    words in ``quoted`` spans are the user's material, never told ("'Maria will visit Lyon'").
+def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
+    """The tokens of ``text`` that only tell (see the module's note); words in ``quoted`` spans
+    are the user's material, never told ("'Maria will visit Lyon'").
     Each clause is judged on its own words: the parser often hangs what is asked on what was
     told before it ("my coworker already summarized it, I just need the names"), so only a verb
     that shares its subject passes its reason on ("ended up summarizing", "I'll sit down and
-    translate it myself", "want it read out")."""
+    translate it myself", "want it read out"), not one that reports an instruction ("my manager
+    told me to summarize this")."""
     doc = parse(text)
     if doc is None:
-        return frozenset()
+        return Told(frozenset(), frozenset())
     out: set[int] = set()
+    weak: set[int] = set()
 
     def free(t: Any) -> bool:
         return not any(a <= t.idx < b for a, b in quoted)
@@ -196,22 +241,33 @@ def told_tokens(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> frozense
         else:
             why = "cond" if _condition(v) else _told(v, inherited, conditional)
         if why:
-            out.update(t.idx for t in _own_tokens(v) if free(t))
+            own = [t for t in _own_tokens(v) if free(t)]
+            out.update(t.idx for t in own)
+            if why == "cond":
+                weak.update(t.idx for t in own if t.pos_ != "VERB")
         conditional = conditional or why == "cond"
+        subj = _subject(v)
         for c in _clauses_of(v):
             shared, small = None, c.dep_ == "ccomp" and v.lemma_ in _WISHES and c.tag_ in ("VBN", "VBD", "VB") and c.i > v.i
             if c.dep_ == "xcomp" or c.dep_ == "advcl" and _subject(c) is None and any(u.lower_ == "to" for u in c.children) or small:
-                # "ended up summarizing", "an episode to transcribe", "want it read out"; not "don't forget to read it"
-                shared = None if v.lemma_ in _NOT_DECLINING else why
-                if c.lemma_ in _SAYING and v.lemma_ in _WISHES and v.tag_ == "VBD" and (_subject(v) is None or _subject(v).lower_ in ("i", "we")):
+                # "ended up summarizing", "an episode to transcribe", "want it read out"; not "don't forget to read
+                # it", nor what someone was told to do ("my manager told me to summarize this")
+                instructed = any(u.dep_ in ("dobj", "dative") and u.pos_ == "PRON" for u in v.children)
+                shared = None if v.lemma_ in _NOT_DECLINING - _DECLINING or instructed else why
+                if c.lemma_ in _SAYING and v.lemma_ in _WISHES and v.tag_ == "VBD" and (subj is None or subj.lower_ in ("i", "we")):
                     shared = "self"  # "just wanted to say thanks": the user says it
-            elif c.dep_ == "conj" and _subject(c) is None and (why in ("later", "self", "cond") or why == "past" and c.tag_ in (
-                    "VBD", "VBN", "VBG")) and not any(t.lower_ in _CONTRAST for t in doc[min(v.i, c.i):max(v.i, c.i)]):
+                visit(c, shared, forced=small or shared == "self" or c.dep_ == "xcomp" and shared is not None, conditional=conditional)
+                continue
+            if c.dep_ == "conj" and _subject(c) is None and _joined(v, c) and (
+                    why in ("later", "self", "cond") or why == "past" and c.tag_ in ("VBD", "VBN", "VBG")):
                 shared = why  # "I summarized it and translated it"; not "..., but for now just translate it"
-            visit(c, shared, forced=small or shared == "self", conditional=conditional)
+            visit(c, shared, conditional=conditional)
     for sent in doc.sents:
         visit(sent.root, None)
-    return frozenset(out)
+    for t in doc:  # a step declined by naming it: "no summary, Lukas already wrote one", "No translation, please."
+        if t.lower_ == "no" and t.dep_ == "det" and t.head.pos_ == "NOUN" and (t.i == 0 or doc[t.i - 1].is_punct) and free(t):
+            out.update((t.idx, t.head.idx))
+    return Told(frozenset(out), frozenset(weak))
 
 
 def support(toks: list[Any], j: int, m: Any) -> float:
@@ -223,47 +279,65 @@ def support(toks: list[Any], j: int, m: Any) -> float:
     return float(word_weights(m, toks, j)[content].max()) if content else 0.0
 
 
-def _does_it_again(toks: list[Any], told: set[int]) -> bool:
-    """The clause asks for what was told done, by a verb standing for it ("can you do it properly")."""
+def _doing(t: Any, made: set[int]) -> bool:
+    """A word of what a told clause says was done or made: its verbs, their objects and the
+    results it names ("wrote a caption", "don't need another summary", "turned it into a cartoon",
+    "thanks for yesterday's summary", "too blurry"), not the file it came across ("I've come across
+    this image of a document", "my brother edited this photo") nor a result a condition is about
+    ("if the summary is short")."""
+    return t.pos in ("VERB", "ADJ") or t.pos == "NOUN" and t.lemma not in _FILE_NOUNS and (
+        t.dep == "dobj" or t.lemma in RESULT_NAMES and t.dep != "nsubj" or t.start in made)
+
+
+def _does_it_again(toks: list[Any], told: frozenset[int]) -> bool:
+    """The clause asks for what was told done, by a verb standing for it ("can you do it properly",
+    "please finish the rest")."""
     return any(t.tag == "VB" and t.lemma in _DOING_AGAIN and t.start not in told and any(u.lower in _IT_AGAIN for u in toks[k + 1:k + 4])
                for k, t in enumerate(toks))
 
 
 def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: Any, seg: Any,
                        reading: Any, bar: float) -> list[tuple[int, int, str]]:
-    """Drop a step whose words in its clause only tell, when no word there asks for it: or move it to
-    another clause that asks for it (``bar``), as "my boss will want it in French, so translate it"."""
+    """Drop a step that told words ask for in its clause, or name anywhere, when no word of its
+    clause that asks does; or move it to a clause that got no step, is likely to hold it (``bar``)
+    and asks for it or asks at all ("my boss will want it in French, so translate it", "my friend
+    already captioned it, but what's in it?"), or asks for it again ("can you do it properly")."""
     quoted = tuple((q.start, q.end) for q in reading.quotes)
-    told = told_tokens(reading.text, quoted)
+    said_only = told_words(reading.text, quoted)
+    told = said_only.tokens
     if not told:
         return found
 
-    def asked_in(i: int) -> list[Any]:  # the words that ask: neither told nor quoted material
-        return [t for t in seg.tokens_in(views[i].span) if t.start not in told and t.pos in _CONTENT
-                and not any(a <= t.start < b for a, b in quoted)]
+    def asking(i: int) -> list[Any]:  # the words of clause i that ask: neither told nor quoted, nor a file's name
+        return [t for t in seg.tokens_in(views[i].span) if t.start not in told and not any(a <= t.start < b for a, b in quoted)
+                and (t.pos in _CONTENT and t.lemma not in _FILE_NOUNS or t.tag in _WH or t.text == "?")]
 
-    others_ask = {i for i, _, _ in found if asked_in(i)}
-    everywhere = [t for t in seg.tokens if t.start in told]
+    claimed = {i for i, _, _ in found}
+    others_ask = {i for i in claimed if asking(i)}
+    made = {t.start for k, t in enumerate(seg.tokens) if t.dep == "pobj" and any(u.lower == "into" for u in seg.tokens[max(0, k - 3):k])}
+    made -= said_only.weak
+    everywhere = [t for t in seg.tokens if t.start in told and t.start not in said_only.weak and _doing(t, made)]
     again = [k for k, v in enumerate(views) if _does_it_again(seg.tokens_in(v.span), told)]
     out = []
     for i, j, label in found:
-        asked = asked_in(i)
+        asked = asking(i)
         if support(asked, j, m) >= TOLD_WEIGHT:
             out.append((i, j, label))
             continue
-        here = [t for t in seg.tokens_in(views[i].span) if t.start in told]
+        here = [t for t in seg.tokens_in(views[i].span) if t.start in told and t.start not in said_only.weak and _doing(t, made)]
         # told words here ask for it, or told words anywhere name it ("... in Italian, and if it is I'll
-        # translate it myself"); a clause that only tells keeps a step when nothing else is asked
+        # translate it myself"); a clause that only tells (more than a condition: "if the summary is short
+        # enough, read it out") keeps a step when nothing else is asked
         said = max(support(here, j, m), float("inf") if any(t.pos in _CONTENT and names_task(t.lemma, label) for t in everywhere) else 0.0)
-        if not (said >= TOLD_WEIGHT or not asked and others_ask - {i}):
+        only_tells = not asked and any(t.start not in said_only.weak for t in seg.tokens_in(views[i].span) if t.start in told)
+        if not (said >= TOLD_WEIGHT or only_tells and others_ask - {i}):
             out.append((i, j, label))
             continue
-        # moved to a clause that asks for it (by its name, when the telling named it)
-        asking = [k for k in range(len(views)) if k != i and P[k, j] >= bar and support(asked_in(k), j, m) >= (said if said == float("inf") else TOLD_WEIGHT)
-                  and not any(i2 == k and j2 == j for i2, j2, _ in found)]
-        again_here = [k for k in again if k == i or not any(i2 == k for i2, _, _ in found)]
-        if asking or again_here:  # "..., so translate it", "my colleague translated it badly, can you do it properly"
-            out.append((max(asking, key=lambda k: P[k, j]) if asking else again_here[0], j, label))
+        moved = [k for k in range(len(views)) if k not in claimed and P[k, j] >= bar and (
+            support(asking(k), j, m) >= TOLD_WEIGHT or any(t.tag in _WH or t.tag == "VB" or t.text == "?" for t in asking(k)))]
+        moved = moved or [k for k in again if k == i or k not in claimed]
+        if moved:
+            out.append((max(moved, key=lambda k: P[k, j]), j, label))
     return out
 
 
