@@ -182,13 +182,13 @@ def _clauses_of(v: Any) -> list[Any]:
 
 
 def _condition(v: Any) -> bool:
-    """The verb is an "if"/"unless" condition, not the polite "if you could translate it", an
+    """The verb is an "if"/"unless" condition, not the polite "if you (we) could translate it", an
     indirect question ("tell me if ..."), nor "as if"."""
     marks = [c for c in v.children if c.dep_ == "mark" and c.lower_ in ("if", "unless")]
     if not marks or v.dep_ == "ccomp" or v.head.lemma_ in _ASKING or v.doc[marks[0].i - 1].lower_ in ("as", "even"):
         return False
-    subj = _subject(v)
-    return not (subj is not None and subj.lower_ == "you")
+    subj = _subject(v)  # "I'd appreciate it if we could enhance it": asked politely
+    return not (subj is not None and subj.lower_ == "you" or any(c.dep_ == "aux" and c.tag_ == "MD" for c in v.children))
 
 
 _ASKING = ASKING_VERBS | {"wonder"}
