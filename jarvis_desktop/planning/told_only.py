@@ -312,15 +312,16 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         return [t for t in seg.tokens_in(views[i].span) if t.start not in told and not any(a <= t.start < b for a, b in quoted)
                 and (t.pos in _CONTENT and t.lemma not in _FILE_NOUNS or t.tag in _WH or t.text == "?")]
 
+    asks = [asking(i) for i in range(len(views))]
     claimed = {i for i, _, _ in found}
-    others_ask = {i for i in claimed if asking(i)}
+    others_ask = {i for i in claimed if asks[i]}
     made = {t.start for k, t in enumerate(seg.tokens) if t.dep == "pobj" and any(u.lower == "into" for u in seg.tokens[max(0, k - 3):k])}
     made -= said_only.weak
     everywhere = [t for t in seg.tokens if t.start in told and t.start not in said_only.weak and _doing(t, made)]
     again = [k for k, v in enumerate(views) if _does_it_again(seg.tokens_in(v.span), told)]
     out = []
     for i, j, label in found:
-        asked = asking(i)
+        asked = asks[i]
         if support(asked, j, m) >= TOLD_WEIGHT:
             out.append((i, j, label))
             continue
@@ -334,7 +335,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
             out.append((i, j, label))
             continue
         moved = [k for k in range(len(views)) if k not in claimed and P[k, j] >= bar and (
-            support(asking(k), j, m) >= TOLD_WEIGHT or any(t.tag in _WH or t.tag == "VB" or t.text == "?" for t in asking(k)))]
+            support(asks[k], j, m) >= TOLD_WEIGHT or any(t.tag in _WH or t.tag == "VB" or t.text == "?" for t in asks[k]))]
         moved = moved or [k for k in again if k == i or k not in claimed]
         if moved:
             out.append((max(moved, key=lambda k: P[k, j]), j, label))
