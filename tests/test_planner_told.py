@@ -43,8 +43,16 @@ def planner() -> OfflinePlanner:
      (), ["text-classification"]),
     ("nobody needs to hear this out loud, just fix the grammar: 'me and him goes to the market yesterday'", (),
      ["text2text-generation"]),
-    # what the user says by saying it
+    ("next week I'll give you the recording to transcribe, for now just say 'testing one two'", (), ["text-to-speech"]),
+    # what the user says by saying it, or reports that someone says
     ("I wanted to say thank you for yesterday's summary, it helped a lot", (), []),
+    ("my dad used to get his letters read aloud by a machine. I don't need anything, just wanted to share.", (), []),
+    ("my cousin keeps saying you can draw and translate, is that true?", (), []),
+    ("my wife says there are 5 ducks and I say 6, how many ducks are in this photo?", ("ducks.jpg",), ["object-detection"]),
+    # a result told made before
+    ("thanks, the caption you wrote yesterday was spot on, see you", (), []),
+    ("Priya already sent the translation. just tell me if this email is positive: 'We loved the venue and will book again.'", (),
+     ["text-classification"]),
 ])
 def test_steps_only_told_about_are_not_planned(planner, tmp_path, request_text, names, tasks):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
@@ -108,3 +116,9 @@ def test_quoted_words_are_never_told():
     text = "translate this: 'Maria will visit the Lyon office tomorrow'"
     start = text.index("'")
     assert _told_words(text, [(start, len(text))]) == []
+
+
+def test_a_question_of_a_file_after_every_step_was_told_still_gets_a_step(planner, tmp_path):
+    check = planner.plan("my niece already ran this through a cartoon filter, so no filters please. what colour is the car?",
+                         attach(tmp_path, "car.jpg"))
+    assert tasks_of(check) == ["visual-question-answering"]

@@ -25,6 +25,7 @@ _INABILITY_RE = re.compile(
 #: Words that put a whole request on hold: the files are for later, or what was asked is taken back.
 _HOLD_RE = re.compile(
     r"\b(?:nothing (?:to do|yet|for now)\b|(?:don'?t|do not|not) do (?:anything|nothing)\b|no need to do anything"
+    r"|(?:don'?t|do not) need anything\b"
     r"|never ?mind(?=\s*(?:[,.!;?]|$|forget|cancel|scrap|that\b|it\b|i\b|i'))|(?:keeping|leaving|parking|storing|saving) (?:it|them|this|these|those|(?:the|my) \w+) here"
     r"|(?:come|get) back to (?:it|them|this|that|these) later|i(?:'ll| will) (?:say|tell you|let you know) when)",
     re.I)

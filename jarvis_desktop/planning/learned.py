@@ -209,7 +209,8 @@ class LearnedDetector(Detector):
         found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
         found = without_declined(found, views, m, seg)
-        found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE)
+        found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
+                                   m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"))
         found = without_speech_asked_about(found, views, seg)
         found = without_playback(found, views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
@@ -221,7 +222,8 @@ class LearnedDetector(Detector):
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
-        if on_hold(reading.text, seg.tokens):
+        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # what only tells asks nothing
+        if on_hold(reading.text, [t for t in seg.tokens if t.start not in told]):
             found, reading.held = [], True
         elif only_thanks(seg.tokens, reading.quotes) and not by_name:  # not "object detection, thanks"
             found = []  # "thanks, the transcript looked great": the chat answers it
@@ -248,7 +250,6 @@ class LearnedDetector(Detector):
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
         dets: list[Detection] = []
-        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # no step's words start there
         for i, j, label in found:
             here = by_clause[i]
             # one step where the model names a more specific one in the same clause

@@ -16,6 +16,7 @@ it?"), and "can you do it properly" asks again for what was told done.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -61,8 +62,13 @@ _CLAUSES = {"ccomp", "advcl", "relcl", "conj", "parataxis", "acl", "dep", "xcomp
 #: Subjects that are people
 _PEOPLE = {"i", "we", "he", "she", "they", "someone", "somebody", "everyone"}
 _POSSESSIVES = {"my", "his", "her", "our", "their", "your"}
+#: Words that point at a thing the user has ("this photo", "my recording", "the document")
+_POINTING = _POSSESSIVES | {"this", "that", "these", "those", "the"}
 #: What the user does by saying it ("just wanted to say thanks", "I wanted to ask you something")
 _SAYING = {"say", "ask", "tell", "thank", "mention", "share", "let"}
+#: Verbs that report what someone says or thinks: what follows them is told too ("my brother keeps
+#: telling me you can translate stuff", "she said you can't read Hindi")
+_CLAIMING = {"say", "tell", "think", "claim", "believe", "guess", "reckon", "bet", "hear", "mention"}
 #: Verbs that ask again for what was told done ("my colleague translated it badly, can you do it
 #: properly", "she transcribed half of it, please finish the rest") ...
 _DOING_AGAIN = {"do", "redo", "try", "finish", "handle", "complete"}
@@ -114,8 +120,9 @@ def _not_now(words: list[str]) -> bool:
 
 
 def _later_said(words: list[str]) -> bool:
+    said = " ".join(words)
     return any(w in _LATER and (k == 0 or words[k - 1] not in ("by", "until", "for")) for k, w in enumerate(words)) or (
-        "some point" in " ".join(words)) or _not_now(words)
+        "some point" in said or re.search(r"\bnext (?:week|month|year|time)\b", said) is not None) or _not_now(words)
 
 
 def _asks_you(v: Any, subj: Any) -> bool:
@@ -133,8 +140,11 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     kids = list(v.children)
     negs = [c for c in kids if c.dep_ == "neg" and c.i < v.i]  # not "use canny edges, not hed"
     if subj is None:
-        if negs and v.tag_ == "VB" and v.lemma_ not in _NOT_DECLINING and v.doc[negs[-1].i + 1].lower_ not in ("just", "only"):
-            return "neg"  # a command said not to do ("don't translate it"), not "don't just summarize it, ..."
+        if negs and v.tag_ in ("VB", "VBG") and v.lemma_ not in _NOT_DECLINING and v.doc[negs[-1].i + 1].lower_ not in ("just", "only"):
+            return "neg"  # "don't translate it", "not asking for a description"; not "don't just summarize it, ..."
+        if v.tag_ == "VBD" and v.dep_ in ("ROOT", "advcl", "ccomp", "conj", "parataxis") and v.lemma_ not in _WISHES | _PROVENANCE and any(
+                t.lower_ in ("already", "myself", "ourselves") for t in _own_tokens(v)):
+            return "past"  # "translated it myself already": the "I" left unsaid
         return inherited
     who = subj.lower_
     if who in ("nobody", "noone") or who == "one" and any(c.lower_ == "no" for c in subj.children):
@@ -148,12 +158,15 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
         return "neg" if v.lemma_ in _DECLINING and not any(c.dep_ == "aux" and c.tag_ == "MD" for c in kids) else None
     aux = {c.lower_ for c in kids if c.dep_ in ("aux", "auxpass")}
     passive = any(c.dep_ == "auxpass" and c.lower_ in ("was", "were", "been") for c in kids)
-    if v.lemma_ not in _WISHES | _PROVENANCE | {"be"} and (passive and v.tag_ == "VBN" or (
+    sent_result = v.lemma_ in _PROVENANCE and any(c.dep_ == "dobj" and c.lemma_ in RESULT_NAMES for c in kids)  # "Dave already sent the summary"
+    if (v.lemma_ not in _WISHES | _PROVENANCE | {"be"} or sent_result) and (passive and v.tag_ == "VBN" or (
             v.tag_ == "VBD" or v.tag_ == "VBN" and aux & {"have", "'ve", "has", "had"}) and _someone(subj, v)):
         return "past"  # not "I recorded my question" (where a file came from), nor "the text turned into speech"
     if v.tag_ in ("VBZ", "VBP") and not aux and who not in ("i", "we", "you") and v.lemma_ not in _WISHES | {"be", "have", "go"} and (
-            _someone(subj, v) or subj.lower_ in _PEOPLE):
+            _someone(subj, v) or _person(subj)):
         return "others"  # what someone else does ("he speaks very fast", "Tom translates them for me")
+    if who == "i" and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
+        return "self"  # "my dad says 7 and I say 9": the user's own claim, not a thing to speak
     own = _own_tokens(v)
     if any(t.dep_ != "pobj" and who in _REFLEXIVE.get(t.lower_, ()) for t in own):
         return "self"  # not "caption this photo of myself"
@@ -249,23 +262,32 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
         subj = _subject(v)
         for c in _clauses_of(v):
             shared, small = None, c.dep_ == "ccomp" and v.lemma_ in _WISHES and c.tag_ in ("VBN", "VBD", "VB") and c.i > v.i
-            if c.dep_ == "xcomp" or c.dep_ == "advcl" and _subject(c) is None and any(u.lower_ == "to" for u in c.children) or small:
+            to_do = c.dep_ in ("advcl", "acl", "relcl") and _subject(c) is None and any(u.lower_ == "to" for u in c.children)  # "the audio to transcribe"
+            if c.dep_ == "xcomp" or to_do or small:
                 # "ended up summarizing", "an episode to transcribe", "want it read out"; not "don't forget to read
                 # it", nor what someone was told to do ("my manager told me to summarize this")
-                instructed = any(u.dep_ in ("dobj", "dative") and u.pos_ == "PRON" for u in v.children)
+                instructed = c.dep_ in ("xcomp", "advcl") and any(u.dep_ in ("dobj", "dative") and u.pos_ == "PRON" for u in v.children)
                 shared = None if v.lemma_ in _NOT_DECLINING - _DECLINING or instructed else why
                 if c.lemma_ in _SAYING and v.lemma_ in _WISHES and v.tag_ == "VBD" and (subj is None or subj.lower_ in ("i", "we")):
-                    shared = "self"  # "just wanted to say thanks": the user says it
-                visit(c, shared, forced=small or shared == "self" or c.dep_ == "xcomp" and shared is not None, conditional=conditional)
+                    shared = "self"  # "just wanted to say thanks": the user says it, and that is all
+                    out.update(t.idx for t in _own_tokens(v) if free(t))
+                visit(c, shared, forced=small or shared == "self" or c.dep_ in ("xcomp", "acl", "relcl") and shared is not None, conditional=conditional)
+                continue
+            if c.dep_ == "ccomp" and v.lemma_ in _CLAIMING and why in ("past", "later", "others"):
+                visit(c, why, forced=True, conditional=conditional)  # what someone said or claims ("she said you can't read Hindi")
                 continue
             if c.dep_ == "conj" and _subject(c) is None and _joined(v, c) and (
-                    why in ("later", "self", "cond") or why == "past" and c.tag_ in ("VBD", "VBN", "VBG")):
+                    why in ("later", "self", "cond", "others") or why == "past" and c.tag_ in ("VBD", "VBN", "VBG")):
                 shared = why  # "I summarized it and translated it"; not "..., but for now just translate it"
             visit(c, shared, conditional=conditional)
     for sent in doc.sents:
         visit(sent.root, None)
+    for t in doc:  # a result told made before: "that summary you gave me earlier was perfect", "the caption Lukas wrote"
+        if t.lemma_ in RESULT_NAMES and free(t) and any(c.dep_ == "relcl" and c.tag_ in ("VBD", "VBN") for c in t.children):
+            out.add(t.idx)
     for t in doc:  # a step declined by naming it: "no summary, Lukas already wrote one", "No translation, please."
-        if t.lower_ == "no" and t.dep_ == "det" and t.head.pos_ == "NOUN" and (t.i == 0 or doc[t.i - 1].is_punct) and free(t):
+        if t.lower_ == "no" and t.dep_ == "det" and t.head.pos_ == "NOUN" and (t.i == 0 or doc[t.i - 1].is_punct or doc[t.i - 1].lower_ in (
+                "please", "so", "and", "but", "just")) and free(t):
             out.update((t.idx, t.head.idx))
     return Told(frozenset(out), frozenset(weak))
 
@@ -279,14 +301,14 @@ def support(toks: list[Any], j: int, m: Any) -> float:
     return float(word_weights(m, toks, j)[content].max()) if content else 0.0
 
 
-def _doing(t: Any, made: set[int]) -> bool:
+def _doing(t: Any, made: set[int], given: set[int]) -> bool:
     """A word of what a told clause says was done or made: its verbs, their objects and the
     results it names ("wrote a caption", "don't need another summary", "turned it into a cartoon",
     "thanks for yesterday's summary", "too blurry"), not the file it came across ("I've come across
     this image of a document", "my brother edited this photo") nor a result a condition is about
     ("if the summary is short")."""
-    return t.pos in ("VERB", "ADJ") or t.pos == "NOUN" and t.lemma not in _FILE_NOUNS and (
-        t.dep == "dobj" or t.lemma in RESULT_NAMES and t.dep != "nsubj" or t.start in made)
+    return t.pos in ("VERB", "ADJ") or t.pos == "NOUN" and t.start not in given and (
+        t.dep == "dobj" or t.lemma in RESULT_NAMES or t.start in made)
 
 
 def _does_it_again(toks: list[Any], told: frozenset[int]) -> bool:
@@ -297,11 +319,13 @@ def _does_it_again(toks: list[Any], told: frozenset[int]) -> bool:
 
 
 def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: Any, seg: Any,
-                       reading: Any, bar: float) -> list[tuple[int, int, str]]:
+                       reading: Any, bar: float, floor: float) -> list[tuple[int, int, str]]:
     """Drop a step that told words ask for in its clause, or name anywhere, when no word of its
     clause that asks does; or move it to a clause that got no step, is likely to hold it (``bar``)
     and asks for it or asks at all ("my boss will want it in French, so translate it", "my friend
-    already captioned it, but what's in it?"), or asks for it again ("can you do it properly")."""
+    already captioned it, but what's in it?"), or asks for it again ("can you do it properly"). When
+    every step was told, a question no step took gets its likeliest step, if at least ``floor`` (the
+    caller's: a question of a file given, not "..., is that alright?")."""
     quoted = tuple((q.start, q.end) for q in reading.quotes)
     said_only = told_words(reading.text, quoted)
     told = said_only.tokens
@@ -315,9 +339,12 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
     asks = [asking(i) for i in range(len(views))]
     claimed = {i for i, _, _ in found}
     others_ask = {i for i in claimed if asks[i]}
-    made = {t.start for k, t in enumerate(seg.tokens) if t.dep == "pobj" and any(u.lower == "into" for u in seg.tokens[max(0, k - 3):k])}
+    made = {t.start for k, t in enumerate(seg.tokens) if t.dep == "pobj" and any(u.lower in ("into", "through", "as") for u in seg.tokens[max(0, k - 3):k])}
+    made |= {t.start for k, t in enumerate(seg.tokens[:-1]) if t.dep == "compound" and seg.tokens[k + 1].start in made}  # "a cartoon app"
     made -= said_only.weak
-    everywhere = [t for t in seg.tokens if t.start in told and t.start not in said_only.weak and _doing(t, made)]
+    given = {t.start for k, t in enumerate(seg.tokens) if t.lemma in _FILE_NOUNS and any(  # "edited this photo", not "make pictures"
+        u.lower in _POINTING for u in seg.tokens[max(0, k - 2):k])}
+    everywhere = [t for t in seg.tokens if t.start in told and t.start not in said_only.weak and _doing(t, made, given)]
     again = [k for k, v in enumerate(views) if _does_it_again(seg.tokens_in(v.span), told)]
     out = []
     for i, j, label in found:
@@ -325,7 +352,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         if support(asked, j, m) >= TOLD_WEIGHT:
             out.append((i, j, label))
             continue
-        here = [t for t in seg.tokens_in(views[i].span) if t.start in told and t.start not in said_only.weak and _doing(t, made)]
+        here = [t for t in seg.tokens_in(views[i].span) if t.start in told and t.start not in said_only.weak and _doing(t, made, given)]
         # told words here ask for it, or told words anywhere name it ("... in Italian, and if it is I'll
         # translate it myself"); a clause that only tells (more than a condition: "if the summary is short
         # enough, read it out") keeps a step when nothing else is asked
@@ -339,6 +366,12 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         moved = moved or [k for k in again if k == i or k not in claimed]
         if moved:
             out.append((max(moved, key=lambda k: P[k, j]), j, label))
+    if found and not out:  # all told, yet a question is asked: its likeliest step ("... no filters. what is she holding?")
+        dropped = {j for _, j, _ in found}
+        for k in range(len(views)):
+            if k not in claimed and any(t.tag in _WH or t.text == "?" for t in asks[k]) and (
+                    j := max((j for j in range(P.shape[1]) if j not in dropped), key=lambda j: P[k, j], default=None)) is not None and P[k, j] >= floor:
+                out.append((k, j, m.labels[j]))
     return out
 
 
