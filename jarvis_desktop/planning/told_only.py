@@ -152,8 +152,9 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     if subj.tag_ in _WH or who == "that" or _asks_you(v, subj) or any(c.dep_ in ("aux", "auxpass") and c.i < subj.i for c in kids) or any(
             t.tag_ in _WH for t in _own_tokens(v)):
         return None  # a question ("will this house sell?", "how much I paid for total?"), or what one is about
-    if who == "you" and (v.tag_ != "VBD" or any(c.dep_ == "mark" for c in kids)):
-        return None  # what the assistant is asked to do ("once you've made a picture of a fox, ...")
+    if who == "you" and (v.tag_ != "VBD" or any(c.dep_ == "mark" for c in kids)) or any(
+            c.dep_ == "mark" and c.lower_ in ("once", "after", "when", "before", "until", "till") for c in kids):
+        return None  # the order of what is asked ("once you've made a picture of a fox, ...", "once we've got the answer")
     if negs:  # "I don't need another caption"; not "I can't read it", "I don't speak Japanese"
         return "neg" if v.lemma_ in _DECLINING and not any(c.dep_ == "aux" and c.tag_ == "MD" for c in kids) else None
     aux = {c.lower_ for c in kids if c.dep_ in ("aux", "auxpass")}
@@ -273,9 +274,9 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
                     out.update(t.idx for t in _own_tokens(v) if free(t))
                 visit(c, shared, forced=small or shared == "self" or c.dep_ in ("xcomp", "acl", "relcl") and shared is not None, conditional=conditional)
                 continue
-            if c.dep_ == "ccomp" and v.lemma_ in _CLAIMING and why in ("past", "later", "others"):
-                visit(c, why, forced=True, conditional=conditional)  # what someone said or claims ("she said you can't read Hindi")
-                continue
+            if c.dep_ == "ccomp" and v.lemma_ in _CLAIMING and why in ("past", "later", "others") and not any(u.dep_ == "auxpass" for u in v.children):
+                visit(c, why, forced=True, conditional=conditional)  # what someone said or claims ("she said you can't read Hindi";
+                continue  # not "I've been told that this file depicts a scene")
             if c.dep_ == "conj" and _subject(c) is None and _joined(v, c) and (
                     why in ("later", "self", "cond", "others") or why == "past" and c.tag_ in ("VBD", "VBN", "VBG")):
                 shared = why  # "I summarized it and translated it"; not "..., but for now just translate it"
