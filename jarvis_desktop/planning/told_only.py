@@ -274,9 +274,10 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
                     out.update(t.idx for t in _own_tokens(v) if free(t))
                 visit(c, shared, forced=small or shared == "self" or c.dep_ in ("xcomp", "acl", "relcl") and shared is not None, conditional=conditional)
                 continue
-            if c.dep_ == "ccomp" and v.lemma_ in _CLAIMING and why in ("past", "later", "others") and not any(u.dep_ == "auxpass" for u in v.children):
+            if c.dep_ == "ccomp" and v.lemma_ in _CLAIMING and why in ("past", "later", "others") and not quoted and not any(
+                    u.dep_ == "auxpass" for u in v.children) and not _asks_you(c, _subject(c)) and not (_subject(c) is None and c.tag_ == "VB"):
                 visit(c, why, forced=True, conditional=conditional)  # what someone said or claims ("she said you can't read Hindi";
-                continue  # not "I've been told that this file depicts a scene")
+                continue  # not "I've been told that this file depicts a scene", nor a claim about words given to check)
             if c.dep_ == "conj" and _subject(c) is None and _joined(v, c) and (
                     why in ("later", "self", "cond", "others") or why == "past" and c.tag_ in ("VBD", "VBN", "VBG")):
                 shared = why  # "I summarized it and translated it"; not "..., but for now just translate it"
@@ -284,7 +285,8 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
     for sent in doc.sents:
         visit(sent.root, None)
     for t in doc:  # a result told made before: "that summary you gave me earlier was perfect", "the caption Lukas wrote"
-        if t.lemma_ in RESULT_NAMES and free(t) and any(c.dep_ == "relcl" and c.tag_ in ("VBD", "VBN") for c in t.children):
+        if t.lemma_ in RESULT_NAMES and free(t) and any(c.dep_ == "relcl" and c.tag_ in ("VBD", "VBN") for c in t.children) and not (
+                t.dep_ == "dobj" and t.head.tag_ == "VB"):  # not "give me a caption that you then read out"
             out.add(t.idx)
     for t in doc:  # a step declined by naming it: "no summary, Lukas already wrote one", "No translation, please."
         if t.lower_ == "no" and t.dep_ == "det" and t.head.pos_ == "NOUN" and (t.i == 0 or doc[t.i - 1].is_punct or doc[t.i - 1].lower_ in (
