@@ -199,7 +199,7 @@ def _condition(v: Any) -> bool:
     """The verb is an "if"/"unless" condition, not the polite "if you (we) could translate it", an
     indirect question ("tell me if ..."), nor "as if"."""
     marks = [c for c in v.children if c.dep_ == "mark" and c.lower_ in ("if", "unless")]
-    if not marks or v.dep_ == "ccomp" or v.head.lemma_ in _ASKING or v.doc[marks[0].i - 1].lower_ in ("as", "even"):
+    if not marks or v.dep_ == "ccomp" or _asked_if(v) or v.doc[marks[0].i - 1].lower_ in ("as", "even"):
         return False
     subj = _subject(v)  # "I'd appreciate it if we could enhance it": asked politely
     return not (subj is not None and subj.lower_ == "you" or any(c.dep_ == "aux" and c.tag_ == "MD" for c in v.children))
@@ -208,11 +208,25 @@ def _condition(v: Any) -> bool:
 _ASKING = ASKING_VERBS | {"wonder"}
 
 
+def _asked_if(v: Any) -> bool:
+    """An "if"/"whether" clause asked after a verb of asking ("tell me if our answers match",
+    "check whether it is positive"), however the parser hung it."""
+    if v.head.lemma_ in _ASKING:
+        return True
+    mark = next((c for c in v.children if c.dep_ == "mark" and c.lower_ in ("if", "whether")), None)
+    if mark is None or mark.i == 0:
+        return False
+    before = v.doc[mark.i - 1]
+    if before.lower_ in ("me", "us") and mark.i >= 2:
+        before = v.doc[mark.i - 2]
+    return before.lemma_ in _ASKING
+
+
 def _embedded(v: Any) -> bool:
     """What a clause is about, not a clause of its own: a relative clause ("the summary Lukas
     wrote"), an indirect question ("transcribe what my boss said", "tell me if it is positive")."""
     return v.dep_ in ("relcl", "acl") or any(c.tag_ in _WH for c in v.children) or (
-        (v.dep_ == "ccomp" or v.head.lemma_ in _ASKING) and any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in v.children))
+        (v.dep_ == "ccomp" or _asked_if(v)) and any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in v.children))
 
 
 def _joined(v: Any, c: Any) -> bool:
@@ -352,6 +366,9 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
     out = []
     for i, j, label in found:
         asked = asks[i]
+        if label == "conversational":  # a chat is about what the user tells ("my sister passed her test, tell me about it")
+            out.append((i, j, label))
+            continue
         if support(asked, j, m) >= TOLD_WEIGHT:
             out.append((i, j, label))
             continue
