@@ -26,7 +26,6 @@ import numpy as np
 from ..english import parse
 from .asked_again import names_task
 from .evidence import word_weights
-from .features import word_features
 from .references import GIVEN_NOUNS, KIND_NOUNS
 from .result_refs import RESULT_NAMES
 from .step_words import ASKING_VERBS
@@ -401,7 +400,7 @@ _CARRIERS = {"do", "have", "need", "want", "bother", "be"}
 _TURNS = {"just", "only", "but", "instead", "rather"}
 
 
-#: How strongly a declined verb must ask for a step on its own (its weights for that step, summed)
+#: How strongly a declined verb must ask for a step on its own (its weight for that step, as the classifier reads it)
 #: to decline it: "don't read it" declines speech; "I don't know what bird this is" declines nothing.
 DECLINE_WEIGHT = 1.0
 
@@ -447,10 +446,9 @@ def without_declined(found: list[tuple[int, int, str]], views: list, m: Any, seg
         here = [j for i2, j, _ in found if i2 == i]
         if not here:
             continue
-        keys = [k for k in word_features(verb.lower, verb.lemma) if k in m.vocab]
-        weight = {j: sum(float(m.W[m.vocab[k], j]) for k in keys) for j in here}
+        weight = {j: float(word_weights(m, [verb], j)[0]) for j in here}  # the verb as the classifier reads it
         named = [j for j in here if names_task(verb.lemma, m.labels[j])]
-        j = named[0] if named else max(weight, key=weight.get) if keys else None
-        if j is not None and (named or weight[j] >= DECLINE_WEIGHT):
+        j = named[0] if named else max(weight, key=weight.get)
+        if named or weight[j] >= DECLINE_WEIGHT:
             drop.add((i, j))
     return [f for f in found if (f[0], f[1]) not in drop]
