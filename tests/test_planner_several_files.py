@@ -52,6 +52,23 @@ def test_files_set_aside_in_a_sentence_of_their_own_get_no_step(planner, tmp_pat
     assert check.plan.tasks[0].args["text"] == str(files[0].path)
 
 
+@pytest.mark.parametrize("request_text", [
+    "tidy up the grammar in cover_letter.txt, the other two are only there so you know the job",
+    "summarize minutes.txt, both other files are old versions",
+])
+def test_files_set_aside_after_a_comma_get_no_step(planner, tmp_path, request_text):
+    files = attach(tmp_path, "cover_letter.txt" if "cover" in request_text else "minutes.txt", "old1.txt", "old2.txt")
+    check = planner.plan(request_text, files)
+    assert len(check.plan.tasks) == 1
+    assert check.plan.tasks[0].args["text"] == str(files[0].path)
+
+
+def test_a_step_asked_once_each_keeps_its_files_beside_a_remark(planner, tmp_path):
+    files = attach(tmp_path, "dock.jpg", "pier.jpg")
+    check = planner.plan("caption both of these, they are from our trip to the coast", files)
+    assert tasks_of(check) == ["image-to-text", "image-to-text"]
+
+
 def test_the_rest_left_for_later_is_not_a_step_asked_again(planner, tmp_path):
     files = attach(tmp_path, "a.jpg", "b.jpg", "c.jpg")
     check = planner.plan("caption the first pic, the rest ill do myself", files)

@@ -122,3 +122,39 @@ def test_a_question_of_a_file_after_every_step_was_told_still_gets_a_step(planne
     check = planner.plan("my niece already ran this through a cartoon filter, so no filters please. what colour is the car?",
                          attach(tmp_path, "car.jpg"))
     assert tasks_of(check) == ["visual-question-answering"]
+
+
+@pytest.mark.parametrize("request_text, name, tasks", [
+    # the question shares its clause with the told step: it is read without the telling
+    ("if this photo is too dark I'll brighten it myself, what's in it?", "garden.jpg", ["image-to-text"]),
+    ("my daughter already transcribed this song, what kind of music is it?", "song.mp3", ["audio-classification"]),
+])
+def test_a_question_in_the_clause_of_a_told_step_is_planned_on_its_own_words(planner, tmp_path, request_text, name, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, name))) == tasks
+
+
+@pytest.mark.parametrize("request_text, names, tasks", [
+    # declined without a verb of wanting: an idiom of leaving out, a step that "can wait", a wish put off
+    ("spare me the caption, just tell me how many cyclists are in this shot", ("race.jpg",), ["object-detection"]),
+    ("never mind the transcript, what kind of sound is this?", ("noise.wav",), ["audio-classification"]),
+    ("the translation can wait till Friday, give me a summary of the minutes first", ("minutes.txt",), ["summarization"]),
+    ("I may want it read aloud later on, for the moment just translate 'see you at the station' into German", (),
+     ["translation"]),
+    ("sum up these minutes, I might need them in Dutch later", ("minutes.txt",), ["summarization"]),
+    # look-alikes that ask
+    ("would you mind captioning this shot?", ("race.jpg",), ["image-to-text"]),
+    ("I'd like it in Dutch later today, but summarize the minutes first", ("minutes.txt",), ["summarization", "translation"]),
+])
+def test_steps_put_off_or_waved_away_are_not_planned(planner, tmp_path, request_text, names, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("I did the Spanish version myself (my Spanish is decent). is this review happy or unhappy: 'La cena fue fria y tardaron una hora.'",
+     ["text-classification"]),
+    # an aside that asks is still asked
+    ("sum up these minutes (and put them into Spanish)", ["summarization", "translation"]),
+])
+def test_an_aside_in_brackets_that_only_states_asks_nothing(planner, tmp_path, request_text, tasks):
+    names = ("minutes.txt",) if "minutes" in request_text else ()
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks

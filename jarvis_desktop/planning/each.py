@@ -29,8 +29,31 @@ def asks_each(rx: re.Pattern, text: str) -> bool:
 
 
 def each_scope(reading: RequestReading, ci: int, stepless: set[int]) -> list[Span]:
-    """Where the words asking for a step once each may stand: the step's clause ``ci``, and the
-    next when it asks no step and has no verb ("emotion? both clips"); not one that says
-    something of the files ("..., the other two are just there for context")."""
+    """Where the words asking for a step once each may stand: the step's clause ``ci`` up to a
+    remark after a comma, and the next clause when it asks no step and has no verb ("emotion?
+    both clips"); not words that say something of the files ("..., the other two are just there
+    for context", "fix draft.txt, the other two files are just for reference")."""
     nxt = [reading.clauses[k] for k in (ci + 1,) if k in stepless]
-    return [reading.clauses[ci]] + [c for c in nxt if not any(t.pos in ("VERB", "AUX") for t in reading.tokens if c.start <= t.start < c.end)]
+    return [_before_remark(reading, reading.clauses[ci])] + [
+        c for c in nxt if not any(t.pos in ("VERB", "AUX") for t in reading.tokens if c.start <= t.start < c.end)]
+
+
+#: Words that name files apart from the ones a step works on ("the other two", "the rest")
+_SET_APART = {"other", "others", "rest", "remaining"}
+
+
+def _before_remark(reading: RequestReading, clause: Span) -> Span:
+    """``clause`` without a part after a comma that says something of the other files: it opens with
+    a subject that names them apart ("the other two", "the rest"), whose verb follows, and holds no
+    command ("..., the other two files are just for reference"; not "..., all three are from today",
+    nor "Third, say both results out loud", which the parser may read as "both" that "results")."""
+    toks = [t for t in reading.tokens if clause.start <= t.start < clause.end]
+    for k, t in enumerate(toks):
+        if t.text != "," or k == 0:
+            continue
+        part = toks[k + 1:next((n for n in range(k + 1, len(toks)) if toks[n].text in (",", ";")), len(toks))]
+        subj = next((n for n, u in enumerate(part) if u.dep in ("nsubj", "nsubjpass")), None)
+        if subj is not None and any(u.lower in _SET_APART for u in part[:subj + 1]) and all(u.pos in ("DET", "ADJ", "NUM", "NOUN", "PROPN", "PRON", "ADV") for u in part[:subj]) and any(
+                u.tag in ("VBZ", "VBP", "VBD") for u in part[subj + 1:]) and not any(u.tag == "VB" for u in part):
+            return Span(reading.text[clause.start:t.start], clause.start, t.start)
+    return clause

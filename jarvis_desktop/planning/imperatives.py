@@ -150,3 +150,38 @@ def media_made(tokens: list) -> set[str]:
             if u.lower in GIVEN_DETERMINERS or u.pos not in ("DET", "ADJ", "ADV", "NUM") or participle and u.pos != "ADJ":
                 break
     return kinds
+
+
+#: Pieces of writing made new for the user ("a couple of taglines", "3 tweets announcing ..."); not
+#: jokes, stories and songs, which people ask of an assistant as talk ("give me a joke")
+_NEW_WRITINGS = (WRITINGS - {"fact", "quote", "compliment", "letter", "joke", "riddle", "story", "tale", "song"}) | {
+    "tagline", "slogan", "tweet", "headline", "motto", "blurb", "bio", "verse"}
+#: Verbs that ask for a piece of writing to be made and handed over ("give me two slogans")
+_ASKING_FOR = {"give", "write", "draft", "compose", "need", "want", "suggest", "brainstorm", "create", "make", "come", "think"}
+#: Words that say a thing is new, one of several or counted ("a", "some", "a couple of", "3")
+_NEW_ONES = {"a", "an", "some", "few", "couple", "several", "another", "more"}
+
+
+def writing_asked(tokens: list) -> bool:
+    """The request asks for a new piece of writing by naming it, when the step model knows too
+    little of the words to say so ("could you give me a couple of taglines for my brand", "3
+    tweets announcing our dark mode"): a writing named as new or counted, asked for by a verb in
+    its base form ("give", "come up with", "I need") or heading a request with no verb of its
+    own. Not a writing talked about ("I posted 3 tweets today", "some slogans are too long"), nor
+    one that is there already ("this poem")."""
+    first = next((k for k, u in enumerate(tokens) if u.pos not in ("PUNCT", "INTJ") and u.lower not in _OPENERS), None)
+    for n, t in enumerate(tokens):
+        if t.pos != "NOUN" or t.lemma not in _NEW_WRITINGS:
+            continue
+        before = tokens[max(0, n - 4):n]
+        if any(u.lower in GIVEN_DETERMINERS for u in before[-2:]) or not any(u.lower in _NEW_ONES or u.pos == "NUM" for u in before):
+            continue
+        verbs = [u for u in tokens[:n] if u.pos in ("VERB", "AUX")]
+        if verbs:
+            if verbs[-1].lemma in _ASKING_FOR and verbs[-1].tag in ("VB", "VBP", "VBG"):
+                return True
+            continue
+        heads = first is not None and all(u.pos in ("DET", "NUM", "ADJ", "NOUN") for u in tokens[first:n])
+        if heads and not any(u.tag in ("VBZ", "VBP", "VBD", "MD") for u in tokens[n + 1:]):
+            return True
+    return False

@@ -23,11 +23,11 @@ from .asked_again import again_on_other_files, named_again, names_task
 from .asks_nothing import asks_about_abilities, on_hold, only_file_chores, only_thanks, says_what_it_holds, states_inability, tells_what_happened
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
-from .extract import RequestReading
+from .extract import RequestReading, Span
 from .features import clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
-from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make
+from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -35,7 +35,7 @@ from .other_medium import on_medium_given, without_files_not_named, without_styl
 from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, version_in_language_asked
 from .rewritten_as import writings_from_words
-from .segment import load_nlp, segment
+from .segment import Segmentation, load_nlp, segment
 from .speech_asked import QUESTION_WORDS
 from .speech_steps import (spoken_readings, without_nothing_to_speak, without_playback, without_speech_asked_about,
                            without_unasked_speech)
@@ -46,6 +46,7 @@ from .stepmodel import StepModel
 from .task_names import named_by_task_name
 from .told_only import told_words, without_declined, without_told_steps
 from .typos import Speller
+from .words_read import words_read_off
 
 MODEL_FILE = resources_dir() / "planner" / "step_model.npz"
 
@@ -174,6 +175,9 @@ class LearnedDetector(Detector):
                 # given; not one asked of the assistant ("how's your day going?")
                 a = max(asked, key=lambda k: needs[k])
                 found.append((int(P[:, a].argmax()), a, m.labels[a]))
+            elif "text-generation" in m.labels and writing_asked(seg.tokens):  # "could you give me a couple of taglines for ..."
+                w = m.labels.index("text-generation")
+                found.append((int(P[:, w].argmax()), w, "text-generation"))
         if answer_back:
             found = steps_on_the_answer(found, P, m.labels, m.threshold * FALLBACK_SHARE)
         found = _before_result_named(found, P, views, m)
@@ -210,7 +214,8 @@ class LearnedDetector(Detector):
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
         found = without_declined(found, views, m, seg)
         found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
-                                   m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"))
+                                   m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),
+                                   lambda a, b: self._reread(a, b, seg, reading, attachments))
         found = without_speech_asked_about(found, views, seg)
         found = without_playback(found, views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
@@ -218,6 +223,7 @@ class LearnedDetector(Detector):
         if any(label == "text-to-speech" for _, _, label in found):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
             found = questions_not_captions(found, P, m.labels, views, given, reading)
+        found = words_read_off(found, views, m.labels, given)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
@@ -265,6 +271,13 @@ class LearnedDetector(Detector):
             dets.append(self._detection(label, pos, view.span.end, reading))
         dets.sort(key=lambda d: d.start)
         return in_run_order(dets, reading)
+
+    def _reread(self, start: int, end: int, seg, reading: RequestReading, attachments: list[Attachment]) -> np.ndarray:
+        """The step probabilities of characters ``start:end`` read as a clause of their own."""
+        span = Span(reading.text[start:end], start, end)
+        part = Segmentation([span], seg.tokens, [next((t.start for t in seg.tokens_in(span) if t.pos in ("VERB", "AUX")), start)], seg.parsed)
+        view = clause_views(reading, part, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])[0]
+        return self.model.proba([(view.features, view.dense)])[0]
 
     def _read_without_quotes(self, P: np.ndarray, views: list, reading: RequestReading) -> np.ndarray:
         """When the model is not even fairly sure of a step (the plan would be empty), a clause holding

@@ -141,10 +141,14 @@ def asks_more_of_given(text: str) -> bool:
 
 
 #: Words just before "in LANG" that make it the language the text is in, not the one asked for
-#: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh"); not "written
-#: in French" (a digest written in French is asked for) nor "into"/"to" LANG (always asked for)
+#: ("it's all in Spanish", "a meeting recorded in English", "she speaks in Welsh", "she left me a
+#: voicemail in French", "I got this letter in German"); not "written in French" (a digest written
+#: in French is asked for) nor "into"/"to" LANG (always asked for)
 _SOURCE_LANGUAGE_RE = re.compile(r"\b(?:(?:is|are|was|were|it'?s|that'?s)(?:\s+(?:all|entirely|mostly))?|spoken|said|"
-                                 r"sung|recorded|speaks?|speaking|talking|talks)\s+$", re.I)
+                                 r"sung|recorded|speaks?|speaking|talking|talks|"
+                                 r"(?:got|received|sent|left|forwarded|mailed|texted)(?:\s+(?:me|us|him|her|them))?\s+(?:a|an|this|that|the|my|"
+                                 r"his|her|our|their|some)\s+(?:[\w'-]+\s+)?(?:voice\s?mail|message|letter|note|e-?mail|memo|text|recording|"
+                                 r"document|card|postcard|flyer)s?)\s+$", re.I)
 
 
 def says_source(text: str, m: re.Match[str]) -> bool:

@@ -3,9 +3,11 @@
 Told, not asked: done already, by the user or anyone else ("my colleague wrote a caption for
 it", "I ended up summarizing it myself"), to be done by the user themself or by someone later
 ("I'll translate it into Polish myself afterwards", "he'll want it read out at some point"),
-wished away ("I don't need another caption"), or the condition of the user's own plan ("if this
-photo turns out too blurry I'll retake it"). Declined: "don't read it out", "no need to
-translate it or read it" (``without_declined``).
+put off ("the summary can wait", "I might want it in French later, for now ..."), wished away
+("I don't need another caption"), the condition of the user's own plan ("if this photo turns out
+too blurry I'll retake it"), what a thing says ("the sign says '...'"), or an aside in brackets
+("(my french is ok)"). Declined: "don't read it out", "no need to translate it or read it"
+(``without_declined``).
 
 Why: the step classifier reads a step's words wherever they stand, and people wrap what they ask
 in what happened and what they will do. Who does a thing and when is grammar: a verb's subject,
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -47,6 +49,9 @@ _LATER = {"later", "eventually", "someday", "tomorrow", "tonight"}
 #: Words between two verbs that turn from what is told to what is asked ("..., but for now just translate it")
 _TURNING = {"but", "however", "instead", "now", "though", "so", "please"}
 _WH = {"WP", "WRB", "WDT", "WP$"}
+#: Verbs that give the words something holds, quoted after them ("the sign says '...'", "the label states: ...")
+_WORDING = {"say", "state"}
+_QUOTE_MARKS = {'"', "'", "\u201c", "\u2018", ":", "``"}
 #: Verbs that tell where a file came from, not what was done with it ("I recorded my question
 #: about the photo, can you answer it", "I've come across this document", "she left this message")
 _PROVENANCE = {"get", "have", "record", "take", "shoot", "film", "scan", "snap", "photograph", "capture", "save", "download",
@@ -103,11 +108,17 @@ def _person(subj: Any) -> bool:
         subj.lower_ not in GIVEN_NOUNS and any(c.lower_ in _POSSESSIVES for c in subj.children))
 
 
+def _one_sentence(subj: Any, v: Any) -> bool:
+    """The subject and its verb are not parted by a full stop or question mark (the parser may join
+    words across one: "and the tax? read both answers out")."""
+    return not any(t.text in (".", "?", "!") for t in subj.doc[min(subj.i, v.i):max(subj.i, v.i)])
+
+
 def _someone(subj: Any, v: Any) -> bool:
     """The subject did something: a person, or a noun of the user's world that did something to a
     thing ("my colleague wrote a caption"); not a parse that made a subject of words across a
     question mark ("and the tax? read both answers out")."""
-    if any(t.text in (".", "?", "!") for t in subj.doc[min(subj.i, v.i):max(subj.i, v.i)]):
+    if not _one_sentence(subj, v):
         return False
     if subj.lower_ in _PEOPLE or subj.pos_ == "PROPN" and subj.text[:1].isupper():
         return True
@@ -124,6 +135,22 @@ def _later_said(words: list[str]) -> bool:
         "some point" in said or re.search(r"\bnext (?:week|month|year|time)\b", said) is not None) or _not_now(words)
 
 
+_FOR_NOW_RE = re.compile(r"\b(?:for now|right now|for the moment|at the moment)\b", re.I)
+
+
+def _for_now_after(v: Any) -> bool:
+    """The sentence turns after ``v`` to what is wanted now ("later I might want a summary, but for
+    now translate it")."""
+    return _FOR_NOW_RE.search(v.doc[v.i + 1:v.sent.end].text) is not None
+
+
+def _wished_later(v: Any, words: list[str], aux: set[str]) -> bool:
+    """A wish put off: "not now", or later and only maybe or not for now ("I might want it
+    translated later", "later I'd like it read out, but right now ..."); not "I'd like it by tomorrow"."""
+    wished = words + [t.lower_ for c in v.children if c.dep_ in ("ccomp", "xcomp") for t in c.subtree]
+    return _not_now(words) or _later_said(wished) and bool(aux & {"might", "may"} or _for_now_after(v))
+
+
 def _asks_you(v: Any, subj: Any) -> bool:
     """A question or suggestion to the assistant: "can't you just translate it?", "why don't you read it"."""
     return subj is not None and subj.lower_ == "you" and (
@@ -132,7 +159,8 @@ def _asks_you(v: Any, subj: Any) -> bool:
 
 def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | None:
     """Why the verb's clause only tells: "past" (done), "later" (by the user or someone, not now),
-    "self" (by the user themself), "others" (what someone else does), "neg" (not wanted); None
+    "self" (by the user themself), "others" (what someone else does), "wording" (what a thing
+    says, which passes to no clause hung on it), "neg" (not wanted); None
     when it asks. ``inherited``: the reason of the verb whose subject it shares ("ended up
     summarizing"); ``conditional``: said in an "if" clause's reach ("if it is I'll translate it")."""
     subj = _subject(v)
@@ -165,6 +193,9 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     if v.tag_ in ("VBZ", "VBP") and not aux and who not in ("i", "we", "you") and v.lemma_ not in _WISHES | {"be", "have", "go"} and (
             _someone(subj, v) or _person(subj)):
         return "others"  # what someone else does ("he speaks very fast", "Tom translates them for me")
+    if v.lemma_ in _WORDING and v.tag_ in ("VBZ", "VBD") and not aux and who not in ("i", "we", "you") and _one_sentence(subj, v) and any(
+            t.text in _QUOTE_MARKS for t in v.doc[v.i + 1:v.i + 3]):
+        return "wording"  # what a thing says ("the sign says 'no parking after 6'", "my lease says: ..."); not "... the tax? read it out"
     if who == "i" and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
         return "self"  # "my dad says 7 and I say 9": the user's own claim, not a thing to speak
     own = _own_tokens(v)
@@ -175,8 +206,11 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     if later and aux & {"will", "'ll"} and who in ("i", "we") and v.lemma_ not in _WISHES and (conditional or any(_condition(c) for c in kids)):
         return "later"  # "if it's too blurry I'll retake it": what the user will do then
     if later and (who not in ("i", "we") and _person(subj) and (aux & {"will", "'ll", "shall", "wo"} or v.lemma_ == "go") or (
-            _not_now(words) if v.lemma_ in _WISHES else _later_said(words))):
-        return "later"  # "he'll want it read out at some point", "I'll translate it later"; not "I'll need it by tomorrow"
+            _wished_later(v, words, aux) if v.lemma_ in _WISHES else _later_said(words))):
+        return "later"  # "he'll want it read out at some point", "I'll translate it later", "I might want it in French later, (but
+        # for now ...)"; not "I'll need it by tomorrow"
+    if v.lemma_ == "wait" and later and not _person(subj):
+        return "later"  # "the summary can wait"
     return None
 
 
@@ -274,6 +308,7 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
                 weak.update(t.idx for t in own if t.pos_ != "VERB")
         conditional = conditional or why == "cond"
         subj = _subject(v)
+        why = None if why == "wording" else why  # what a thing says tells nothing of the clauses hung on it
         for c in _clauses_of(v):
             shared, small = None, c.dep_ == "ccomp" and v.lemma_ in _WISHES and c.tag_ in ("VBN", "VBD", "VB") and c.i > v.i
             to_do = c.dep_ in ("advcl", "acl", "relcl") and _subject(c) is None and any(u.lower_ == "to" for u in c.children)  # "the audio to transcribe"
@@ -301,6 +336,13 @@ def told_words(text: str, quoted: tuple[tuple[int, int], ...] = ()) -> Told:
         if t.lemma_ in RESULT_NAMES and free(t) and any(c.dep_ == "relcl" and c.tag_ in ("VBD", "VBN") for c in t.children) and not (
                 t.dep_ == "dobj" and t.head.tag_ == "VB"):  # not "give me a caption that you then read out"
             out.add(t.idx)
+    for t in doc:  # an aside in brackets that states something: "translated it myself (my french is ok lol)"; not a
+        # wish ("(i want it read out loud too)") nor a question
+        if t.text == "(" and free(t) and (close := next((u for u in doc[t.i + 1:] if u.text == ")"), None)) is not None:
+            inside = doc[t.i + 1:close.i]
+            if not any(u.text == "?" or u.lemma_ in _WISHES for u in inside) and any(
+                    u.dep_ == "nsubj" and u.lower_ != "you" and u.head.tag_ in ("VBZ", "VBP", "VBD") and t.i < u.head.i < close.i for u in inside):
+                out.update(u.idx for u in inside)
     for t in doc:  # a step declined by naming it: "no summary, Lukas already wrote one", "No translation, please."
         if t.lower_ == "no" and t.dep_ == "det" and t.head.pos_ == "NOUN" and (t.i == 0 or doc[t.i - 1].is_punct or doc[t.i - 1].lower_ in (
                 "please", "so", "and", "but", "just")) and free(t):
@@ -335,13 +377,16 @@ def _does_it_again(toks: list[Any], told: frozenset[int]) -> bool:
 
 
 def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: list, m: Any, seg: Any,
-                       reading: Any, bar: float, floor: float) -> list[tuple[int, int, str]]:
+                       reading: Any, bar: float, floor: float,
+                       reread: Callable[[int, int], np.ndarray] | None = None) -> list[tuple[int, int, str]]:
     """Drop a step that told words ask for in its clause, or name anywhere, when no word of its
     clause that asks does; or move it to a clause that got no step, is likely to hold it (``bar``)
     and asks for it or asks at all ("my boss will want it in French, so translate it", "my friend
     already captioned it, but what's in it?"), or asks for it again ("can you do it properly"). When
-    every step was told, a question no step took gets its likeliest step, if at least ``floor`` (the
-    caller's: a question of a file given, not "..., is that alright?")."""
+    every step was told, a question gets its likeliest step, if at least ``floor`` (the caller's: a
+    question of a file given, not "..., is that alright?"); one asked in the clause of a told step
+    is read without the telling (``reread`` of its characters): "if this photo is too dark I'll
+    brighten it myself, what's in it?" asks what a bare "what's in it?" asks."""
     quoted = tuple((q.start, q.end) for q in reading.quotes)
     said_only = told_words(reading.text, quoted)
     told = said_only.tokens
@@ -375,7 +420,8 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         # told words here ask for it, or told words anywhere name it ("... in Italian, and if it is I'll
         # translate it myself"); a clause that only tells (more than a condition: "if the summary is short
         # enough, read it out") keeps a step when nothing else is asked
-        said = max(support(here, j, m), float("inf") if any(t.pos in _CONTENT and names_task(t.lemma, label) for t in everywhere) else 0.0)
+        said = max(support(here, j, m), float("inf") if any(t.pos in _CONTENT and names_task(t.lemma, label) for t in everywhere) or (
+            label == "text-to-speech" and any(t.lemma in _WORDING and t.tag in ("VBZ", "VBD") for t in here)) else 0.0)  # "the sign says '...'"
         only_tells = not asked and any(t.start not in said_only.weak for t in seg.tokens_in(views[i].span) if t.start in told)
         if not (said >= TOLD_WEIGHT or only_tells and others_ask - {i}):
             out.append((i, j, label))
@@ -388,8 +434,17 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
     if found and not out:  # all told, yet a question is asked: its likeliest step ("... no filters. what is she holding?")
         dropped = {j for _, j, _ in found}
         for k in range(len(views)):
-            if k not in claimed and any(t.tag in _WH or t.text == "?" for t in asks[k]) and (
-                    j := max((j for j in range(P.shape[1]) if j not in dropped), key=lambda j: P[k, j], default=None)) is not None and P[k, j] >= floor:
+            if not any(t.tag in _WH or t.text == "?" for t in asks[k]):
+                continue
+            row = P[k]
+            if k in claimed:  # "I'll brighten it myself, what's in it?": the question alone, if not one to the assistant
+                last_told = max((t.start for t in seg.tokens_in(views[k].span) if t.start in told), default=-1)
+                start = next((t.start for t in asks[k] if t.start > last_told), asks[k][0].start)
+                if reread is None or any(t.lower in ("you", "u") for t in seg.tokens_in(views[k].span) if t.start > last_told):
+                    continue
+                row = reread(start, views[k].span.end)
+            j = max((j for j in range(P.shape[1]) if j not in dropped), key=lambda j: row[j], default=None)
+            if j is not None and row[j] >= floor:
                 out.append((k, j, m.labels[j]))
     return out
 

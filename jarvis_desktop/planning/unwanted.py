@@ -1,6 +1,7 @@
 """What a request says not to do, taken out before planning: "summarise it without reading it
 out", "caption it instead of describing it out loud", "not a video, just a still image", "use its
-depth, not the edges", "skip the summary, just translate it", "scratch the reading part".
+depth, not the edges", "skip the summary, just translate it", "scratch the reading part", "spare me
+the summary", "never mind the caption".
 
 Why: the step finder reads the words of a step wherever they stand, so "without reading it out"
 asks for speech as loudly as "read it out" does. These are grammar (a preposition of exclusion
@@ -27,7 +28,8 @@ _PUNCT = {".", "!", "?", ";", ":", ","}
 #: Prepositions of exclusion, before a verb ("without reading it out", "instead of translating").
 _EXCLUDING = [("instead", "of"), ("rather", "than"), ("without",)]
 #: Commands to leave something out ("skip the summary", "leave out the reading part").
-SKIPPING = [("leave", "out"), ("leave", "off"), ("skip",), ("forget",), ("scratch",), ("drop",), ("ditch",), ("omit",)]
+SKIPPING = [("leave", "out"), ("leave", "off"), ("skip",), ("forget",), ("scratch",), ("drop",), ("ditch",), ("omit",),
+            ("spare", "me"), ("spare", "us"), ("never", "mind")]
 #: Words before a verb that make it no command ("why they shouldn't skip practice").
 _NOT_COMMANDED = {"to", "n't", "not", "never", "'ll", "will", "would", "should", "could", "can", "might", "must", "may", "'d"}
 #: Letters two words share to be one family ("reading" and "read", "translation" and "translate").
@@ -61,9 +63,15 @@ def _family(a: str, b: str) -> bool:
     return len(a) >= STEM and len(b) >= STEM and a[:STEM] == b[:STEM]
 
 
+def _verb_of(doc: Any, i: int, n: int) -> Any:
+    """The command's verb among the ``n`` words of a skipping phrase at ``i`` ("skip", "spare me",
+    "never mind"), None when none is a command."""
+    return next((doc[q] for q in range(i, i + n) if doc[q].tag_ == "VB"), None)
+
+
 #: Quick test for the words of an exclusion: only requests with one are parsed here.
 _MAYBE = re.compile(r"\b(?:without|instead of|rather than)\s+\w+ing\b|(?:^|[,.;!?]\s*)not\b|\b(?:skip|forget|scratch|drop|ditch|omit|"
-                    r"leave out|leave off)\b", re.I)
+                    r"leave out|leave off|spare (?:me|us)|never mind)\b", re.I)
 
 
 def without_unwanted(text: str) -> str:
@@ -87,8 +95,9 @@ def without_unwanted(text: str) -> str:
                 doc[i + 1].pos_ in {"DET", "NOUN", "PROPN", "VERB"}) and doc[i + 1].lemma_ not in {"do", "be", "have", "even"}:
             # "Not a video, just a picture", "use its depth, not the edges"
             cut.append((i, phrase_end(doc, i + 1) + (i == 0 or doc[i - 1].text in {".", "!", "?"})))
-        elif (n := _words_at(words, i, SKIPPING)) and doc[i].tag_ == "VB" and (i == 0 or words[i - 1] not in _NOT_COMMANDED) and (
-                not any(c.dep_ == "nsubj" for c in doc[i].children)) and i + n < len(doc) and doc[i + n].pos_ in {"DET", "NOUN", "PROPN"}:
+        elif (n := _words_at(words, i, SKIPPING)) and (verb := _verb_of(doc, i, n)) is not None and (
+                i == 0 or words[i - 1] not in _NOT_COMMANDED) and (
+                not any(c.dep_ == "nsubj" for c in verb.children)) and i + n < len(doc) and doc[i + n].pos_ in {"DET", "NOUN", "PROPN"}:
             end = phrase_end(doc, i + n)
             named = [words[j] for j in range(i + n, end)]
             cut.append((i, end))

@@ -1,0 +1,96 @@
+"""Requests that say what the user is dealing with before what they want: what language a thing
+they received is in ("my cousin sent me a postcard in Portuguese"), what a thing's words are ("the
+parking sign says '...'"), "what does it say?" of a picture. Those words describe the material;
+only what is asked is planned, and a language the material is in is never the one to translate
+into. Sentences written for these tests (in no training or
+benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+@pytest.mark.parametrize("request_text, name", [
+    ("my cousin sent me a postcard in Portuguese, what does it say?", "postcard.jpg"),
+    ("Henrik left a voicemail in Danish, I need it in English", "henrik.m4a"),
+])
+def test_the_language_a_received_thing_is_in_is_not_the_target(planner, tmp_path, request_text, name):
+    check = planner.plan(request_text, attach(tmp_path, name))
+    translations = [t for t in check.plan.tasks if t.task == "translation"]
+    assert len(translations) == 1
+    assert translations[0].args.get("target_language") in (None, "English")
+
+
+def test_a_thing_asked_for_in_a_language_keeps_it_as_the_target(planner):
+    check = planner.plan("write a short thank-you note in Portuguese for my neighbour", [])
+    assert any(t.args.get("target_language") == "Portuguese" for t in check.plan.tasks if t.task == "translation")
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("the bakery window says 'closed until the 14th', is that before the holiday?", ["question-answering"]),
+    ("the warning label says 'do not mix with bleach', read it out for my dad", ["text-to-speech"]),
+])
+def test_the_words_a_thing_says_are_material_not_speech(planner, request_text, tasks):
+    assert tasks_of(planner.plan(request_text, [])) == tasks
+
+
+def test_a_question_beside_what_a_sign_says_does_not_speak_the_sign(planner):
+    check = planner.plan('the bus stop sign says "route 9 suspended", can I still take the 9 tonight?', [])
+    assert "text-to-speech" not in tasks_of(check)
+
+
+@pytest.mark.parametrize("request_text, name, reads", [
+    ("found this in my late uncle's desk, what does the note say?", "desk_note.jpg", True),
+    ("what's it say on this parking ticket", "ticket.png", True),
+    ("what does the menu say about gluten?", "menu.jpg", False),
+    ("what does this bill say the due date is", "bill.png", False),
+])
+def test_what_a_picture_says_is_its_words_read_off(planner, tmp_path, request_text, name, reads):
+    tasks = tasks_of(planner.plan(request_text, attach(tmp_path, name)))
+    assert len(tasks) == 1
+    if reads:
+        assert tasks == ["image-to-text"]
+    else:
+        assert tasks[0] in ("visual-question-answering", "document-question-answering")
+
+
+@pytest.mark.parametrize("request_text, count", [
+    ("would you mind coming up with a few slogans for my lemonade stand?", None),
+    ("two headlines for a blog post about foxes living in cities", 2),
+])
+def test_a_piece_of_writing_named_as_new_is_written(planner, request_text, count):
+    tasks = tasks_of(planner.plan(request_text, []))
+    assert tasks and set(tasks) == {"text-generation"}
+    if count:
+        assert len(tasks) == count
+
+
+@pytest.mark.parametrize("request_text", ["my slogan is way too long", "this limerick cracked me up, thanks"])
+def test_a_writing_talked_about_is_not_written_again(planner, request_text):
+    assert tasks_of(planner.plan(request_text, [])) == []
+
+
+@pytest.mark.parametrize("request_text, names, tasks", [
+    # look-alikes: the rules above must leave these as they are
+    ("caption this photo (i want it read out loud too)", ("photo.jpg",), ["image-to-text", "text-to-speech"]),
+    ("the note says call mom, please read it out loud", ("note.txt",), ["text-to-speech"]),
+    ("summarize the notes, all three are from today", ("a.txt", "b.txt", "c.txt"), ["summarization"] * 3),
+    ("what does the receipt say I paid?", ("receipt.jpg",), ["document-question-answering"]),
+    ("i posted 3 tweets today", (), []),
+    ("some slogans are just too long", (), []),
+])
+def test_look_alikes_keep_their_plans(planner, tmp_path, request_text, names, tasks):
+    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
+
+
+def test_a_language_wanted_for_a_thing_to_send_is_still_the_target(planner, tmp_path):
+    check = planner.plan("I got asked to send this letter in Spanish, can you translate it", attach(tmp_path, "letter.txt"))
+    assert [t.args.get("target_language") for t in check.plan.tasks if t.task == "translation"] == ["Spanish"]
