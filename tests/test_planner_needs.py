@@ -73,6 +73,11 @@ def test_a_piece_of_writing_named_as_new_is_written(planner, request_text, count
         assert len(tasks) == count
 
 
+def test_writings_named_as_new_and_spoken_are_written_then_spoken(planner):
+    check = planner.plan("come up with two mottos for my chess club and read them out", [])
+    assert tasks_of(check) == ["text-generation", "text-generation", "text-to-speech", "text-to-speech"]
+
+
 @pytest.mark.parametrize("request_text", ["my slogan is way too long", "this limerick cracked me up, thanks"])
 def test_a_writing_talked_about_is_not_written_again(planner, request_text):
     assert tasks_of(planner.plan(request_text, [])) == []

@@ -141,7 +141,13 @@ def test_a_question_in_the_clause_of_a_told_step_is_planned_on_its_own_words(pla
     ("I may want it read aloud later on, for the moment just translate 'see you at the station' into German", (),
      ["translation"]),
     ("sum up these minutes, I might need them in Dutch later", ("minutes.txt",), ["summarization"]),
-    # look-alikes that ask
+    # ... said after the step asked, not taking it back
+    ("shorten these minutes, never mind the Dutch version", ("minutes.txt",), ["summarization"]),
+    ("put the minutes into Dutch, spare me the summary", ("minutes.txt",), ["translation"]),
+    # a request after "never mind" with no verb of its own
+    ("never mind, a caption for this shot please", ("race.jpg",), ["image-to-text"]),
+    # look-alikes that ask, or take back
+    ("never mind, that caption was fine", ("race.jpg",), []),
     ("would you mind captioning this shot?", ("race.jpg",), ["image-to-text"]),
     ("I'd like it in Dutch later today, but summarize the minutes first", ("minutes.txt",), ["summarization", "translation"]),
 ])

@@ -34,13 +34,17 @@ _HOLD_RE = re.compile(
 def on_hold(text: str, tokens: list) -> bool:
     """The request ends by putting everything on hold ("here's the contract, nothing to do yet",
     "wrong file, don't do anything with it", "never mind, I'll come back to it later"): no step is
-    run. Not when a new request follows ("never mind, just tell me what it is")."""
+    run. Not when a new request follows ("never mind, just tell me what it is"), also one with no
+    verb that names what to make ("never mind, a caption for this shot please")."""
     last = None
     for last in _HOLD_RE.finditer(text):
         pass
     if last is None:
         return False
-    return not any(t.start >= last.end() and t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in tokens)
+    after = [t for t in tokens if t.start >= last.end()]
+    if any(t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in after):
+        return False
+    return not (any(t.lemma in RESULT_NAMES and t.pos == "NOUN" for t in after) and not any(t.pos in ("VERB", "AUX") for t in after))
 
 
 #: Words that thank

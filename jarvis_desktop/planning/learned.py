@@ -212,6 +212,9 @@ class LearnedDetector(Detector):
         found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
         found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
+        if "text-generation" in m.labels and any(label == "conversational" for _, _, label in found) and writing_asked(seg.tokens):
+            w = m.labels.index("text-generation")  # "give me two slogans for my gym and read them to me": written, not chatted
+            found = [(i, w, "text-generation") if label == "conversational" else (i, j, label) for i, j, label in found]
         found = without_declined(found, views, m, seg)
         found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
                                    m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),

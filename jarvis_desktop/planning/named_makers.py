@@ -14,7 +14,7 @@ from ..media import Attachment
 from .detect import given_kinds
 from .extract import RequestReading
 from .given_text import ANSWERING_FILES, outside_quotes
-from .imperatives import WRITINGS
+from .imperatives import WRITINGS, writing_asked
 from .result_refs import ANSWER_MAKERS, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .speech_asked import names_something, speaks_only_a_result, speaks_statement
@@ -196,6 +196,8 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
         return []
     for c in range(i + 1):  # the speech's clause, or one before it ("give me a pep talk and read it aloud")
         toks = seg.tokens_in(views[c].span)
+        if writing_asked(toks):  # "come up with two mottos for my club and read them out"
+            return [(c, m.labels.index(writer), writer)]
         for n, t in enumerate(toks):
             if t.lower in _SOME_THING and n + 1 < len(toks) and toks[n + 1].pos == "ADJ":
                 return [(c, m.labels.index(writer), writer)]  # "say something nice to me": made up first

@@ -156,6 +156,9 @@ def _interregnum(doc: Any, words: list[str], i: int, quoted: list[tuple[int, int
         if n := _match(words, k, _CANCEL):
             if not (paused or units):
                 return None  # "could you just ignore that?": a request, not a correction
+            if words[k:k + n] == ["never", "mind"] and k + n < len(doc) and doc[k + n].pos_ in ("DET", "NOUN", "PROPN") and (
+                    words[k + n] not in ("that", "this", "it")):
+                return None  # "summarize it, never mind the translation": a step declined by name (unwanted.py), not a take-back
             cancel = True
         elif n := _match(words, k, _STRONG):
             if words[k] == "i" and k + n < len(doc) and words[k + n] in {"it", "that"} and (k + n + 1 == len(doc) or doc[k + n + 1].is_punct):

@@ -65,8 +65,10 @@ def _family(a: str, b: str) -> bool:
 
 def _verb_of(doc: Any, i: int, n: int) -> Any:
     """The command's verb among the ``n`` words of a skipping phrase at ``i`` ("skip", "spare me",
-    "never mind"), None when none is a command."""
-    return next((doc[q] for q in range(i, i + n) if doc[q].tag_ == "VB"), None)
+    "never mind"), None when none is a command: a verb in its base form, or one the tagger read as
+    present tense where a command opens (", spare me the summary")."""
+    opens = i == 0 or doc[i - 1].is_punct or doc[i - 1].lower_ in ("and", "but", "so", "just", "please")
+    return next((doc[q] for q in range(i, i + n) if doc[q].tag_ == "VB" or opens and doc[q].tag_ == "VBP"), None)
 
 
 #: Quick test for the words of an exclusion: only requests with one are parsed here.
