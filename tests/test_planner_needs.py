@@ -99,3 +99,12 @@ def test_look_alikes_keep_their_plans(planner, tmp_path, request_text, names, ta
 def test_a_language_wanted_for_a_thing_to_send_is_still_the_target(planner, tmp_path):
     check = planner.plan("I got asked to send this letter in Spanish, can you translate it", attach(tmp_path, "letter.txt"))
     assert [t.args.get("target_language") for t in check.plan.tasks if t.task == "translation"] == ["Spanish"]
+
+
+def test_words_of_speech_that_only_tell_ask_for_no_speech(planner):
+    """"My contract says: '...'" is what a paper holds, the words before it a mood; neither asks for
+    anything spoken, and the question is answered from the quoted passage."""
+    check = planner.plan('I am so done with this job and I want out. My contract says: "Either party may end this agreement '
+                         'with four weeks notice." How much notice do I have to give?', [])
+    assert tasks_of(check) == ["question-answering"]
+    assert check.plan.tasks[0].args["context"] == "Either party may end this agreement with four weeks notice."

@@ -223,15 +223,16 @@ class LearnedDetector(Detector):
         found = without_playback(found, views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
                                                                 or reading.previous_answer))
+        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # what only tells asks nothing
         if any(label == "text-to-speech" for _, _, label in found):
-            found = without_unasked_speech(found, seg, {w for t in seg.tokens if (w := self.speller.correct(t.lower))})
+            found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in told and (w := self.speller.correct(t.lower))},
+                                           told)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
         found = words_read_off(found, views, m.labels, given)
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
-        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # what only tells asks nothing
         if on_hold(reading.text, [t for t in seg.tokens if t.start not in told]):
             found, reading.held = [], True
         elif only_thanks(seg.tokens, reading.quotes) and not by_name:  # not "object detection, thanks"

@@ -41,11 +41,12 @@ def without_speech_asked_about(found: list[Step], views: list, seg) -> list[Step
     return [f for f in found if f[2] != TTS] if asked and not told else found
 
 
-def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()) -> list[Step]:
+def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset(), told: frozenset[int] = frozenset()) -> list[Step]:
     """Drop text-to-speech when no word of the request is about sound: "draft a birthday message"
     asks for text, however close its clause vector came to a spoken one. ``meant``: the words its
-    mistyped words were read as ("alowd": "aloud")."""
-    return found if names_sound(seg.tokens) or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
+    mistyped words were read as ("alowd": "aloud"); ``told``: the offsets of words that only tell
+    ("my lease says: '...'", "my teacher read it aloud yesterday"), which ask for no sound."""
+    return found if names_sound([t for t in seg.tokens if t.start not in told]) or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
 
 
 def without_playback(found: list[Step], views: list, seg) -> list[Step]:

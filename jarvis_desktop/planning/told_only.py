@@ -51,7 +51,8 @@ _TURNING = {"but", "however", "instead", "now", "though", "so", "please"}
 _WH = {"WP", "WRB", "WDT", "WP$"}
 #: Verbs that give the words something holds, quoted after them ("the sign says '...'", "the label states: ...")
 _WORDING = {"say", "state"}
-_QUOTE_MARKS = {'"', "'", "\u201c", "\u2018", ":", "``"}
+#: What opens the words a thing holds, right after its verb ("says: ...", "says '...'")
+_QUOTE_MARKS = {'"', "'", "\u201c", "\u2018", ":"}
 #: Verbs that tell where a file came from, not what was done with it ("I recorded my question
 #: about the photo, can you answer it", "I've come across this document", "she left this message")
 _PROVENANCE = {"get", "have", "record", "take", "shoot", "film", "scan", "snap", "photograph", "capture", "save", "download",
