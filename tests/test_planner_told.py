@@ -144,6 +144,7 @@ def test_a_question_in_the_clause_of_a_told_step_is_planned_on_its_own_words(pla
     # ... said after the step asked, not taking it back
     ("shorten these minutes, never mind the Dutch version", ("minutes.txt",), ["summarization"]),
     ("put the minutes into Dutch, spare me the summary", ("minutes.txt",), ["translation"]),
+    ("transcribe this and read the transcript back to me, never mind the reading", ("memo.wav",), ["automatic-speech-recognition"]),
     # a request after "never mind" with no verb of its own
     ("never mind, a caption for this shot please", ("race.jpg",), ["image-to-text"]),
     # look-alikes that ask, or take back

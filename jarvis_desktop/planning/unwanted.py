@@ -99,7 +99,8 @@ def without_unwanted(text: str) -> str:
             cut.append((i, phrase_end(doc, i + 1) + (i == 0 or doc[i - 1].text in {".", "!", "?"})))
         elif (n := _words_at(words, i, SKIPPING)) and (verb := _verb_of(doc, i, n)) is not None and (
                 i == 0 or words[i - 1] not in _NOT_COMMANDED) and (
-                not any(c.dep_ == "nsubj" for c in verb.children)) and i + n < len(doc) and doc[i + n].pos_ in {"DET", "NOUN", "PROPN"}:
+                not any(c.dep_ == "nsubj" and c.i >= i - 2 for c in verb.children)) and i + n < len(doc) and doc[i + n].pos_ in {
+                "DET", "NOUN", "PROPN"}:  # not "I skip the summary" (a subject just before it; not one the parser found far off)
             end = phrase_end(doc, i + n)
             named = [words[j] for j in range(i + n, end)]
             cut.append((i, end))
