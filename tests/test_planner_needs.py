@@ -65,6 +65,7 @@ def test_what_a_picture_says_is_its_words_read_off(planner, tmp_path, request_te
 @pytest.mark.parametrize("request_text, count", [
     ("would you mind coming up with a few slogans for my lemonade stand?", None),
     ("two headlines for a blog post about foxes living in cities", 2),
+    ("a handful of mottos for our book club", None),
 ])
 def test_a_piece_of_writing_named_as_new_is_written(planner, request_text, count):
     tasks = tasks_of(planner.plan(request_text, []))
@@ -78,7 +79,8 @@ def test_writings_named_as_new_and_spoken_are_written_then_spoken(planner):
     assert tasks_of(check) == ["text-generation", "text-generation", "text-to-speech", "text-to-speech"]
 
 
-@pytest.mark.parametrize("request_text", ["my slogan is way too long", "this limerick cracked me up, thanks"])
+@pytest.mark.parametrize("request_text", ["my slogan is way too long", "this limerick cracked me up, thanks",
+                                          "a couple of my tweets got deleted"])
 def test_a_writing_talked_about_is_not_written_again(planner, request_text):
     assert tasks_of(planner.plan(request_text, [])) == []
 

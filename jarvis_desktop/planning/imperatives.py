@@ -160,6 +160,8 @@ _NEW_WRITINGS = (WRITINGS - {"fact", "quote", "compliment", "letter", "joke", "r
 _ASKING_FOR = {"give", "write", "draft", "compose", "need", "want", "suggest", "brainstorm", "create", "make", "come", "think"}
 #: Words that say a thing is new, one of several or counted ("a", "some", "a couple of", "3")
 _NEW_ONES = {"a", "an", "some", "few", "couple", "several", "another", "more"}
+#: Counts said with "of" ("a couple of", "a few of", "a bunch of")
+_SOME_OF = {"couple", "few", "bunch", "handful", "pair", "lot"}
 
 
 def writing_asked(tokens: list) -> bool:
@@ -181,7 +183,8 @@ def writing_asked(tokens: list) -> bool:
             if verbs[-1].lemma in _ASKING_FOR and verbs[-1].tag in ("VB", "VBP", "VBG"):
                 return True
             continue
-        heads = first is not None and all(u.pos in ("DET", "NUM", "ADJ", "NOUN") for u in tokens[first:n])
+        heads = first is not None and all(u.pos in ("DET", "NUM", "ADJ", "NOUN") or u.lower == "of" and k and tokens[first + k - 1].lower in _SOME_OF
+                                          for k, u in enumerate(tokens[first:n]))  # "a couple of taglines for ..."
         if heads and not any(u.tag in ("VBZ", "VBP", "VBD", "MD") for u in tokens[n + 1:]):
             return True
     return False
