@@ -53,6 +53,21 @@ def planner() -> OfflinePlanner:
     ("thanks, the caption you wrote yesterday was spot on, see you", (), []),
     ("Priya already sent the translation. just tell me if this email is positive: 'We loved the venue and will book again.'", (),
      ["text-classification"]),
+    # put off, or waved away without a verb of wanting ("spare me", "never mind the ...", "can wait")
+    ("spare me the caption, just tell me how many cyclists are in this shot", ("race.jpg",), ["object-detection"]),
+    ("never mind the transcript, what kind of sound is this?", ("noise.wav",), ["audio-classification"]),
+    ("the translation can wait till Friday, give me a summary of the minutes first", ("minutes.txt",), ["summarization"]),
+    ("I may want it read aloud later on, for the moment just translate 'see you at the station' into German", (),
+     ["translation"]),
+    ("sum up these minutes, I might need them in Dutch later", ("minutes.txt",), ["summarization"]),
+    # ... said after the step asked, not taking it back
+    ("shorten these minutes, never mind the Dutch version", ("minutes.txt",), ["summarization"]),
+    ("put the minutes into Dutch, spare me the summary", ("minutes.txt",), ["translation"]),
+    ("transcribe this and read the transcript back to me, never mind the reading", ("memo.wav",), ["automatic-speech-recognition"]),
+    ("never mind, that caption was fine", ("race.jpg",), []),
+    # an aside in brackets that only states
+    ("I did the Spanish version myself (my Spanish is decent). is this review happy or unhappy: 'La cena fue fria y tardaron una hora.'",
+     (), ["text-classification"]),
 ])
 def test_steps_only_told_about_are_not_planned(planner, tmp_path, request_text, names, tasks):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
@@ -91,6 +106,11 @@ def test_a_step_told_done_badly_and_asked_again_by_do_it_is_planned(planner):
     ("my aunt already captioned it, but what's in it?", ("garden.jpg",), ["image-to-text"]),
     ("summary of this lecture please, I wasn't there", ("lecture.mp3",), ["automatic-speech-recognition", "summarization"]),
     ("I'll listen to it later, transcribe it now", ("memo.wav",), ["automatic-speech-recognition"]),
+    # a request after "never mind" with no verb of its own, a wish with "later" that asks, an aside that asks
+    ("never mind, a caption for this shot please", ("race.jpg",), ["image-to-text"]),
+    ("would you mind captioning this shot?", ("race.jpg",), ["image-to-text"]),
+    ("I'd like it in Dutch later today, but summarize the minutes first", ("minutes.txt",), ["summarization", "translation"]),
+    ("sum up these minutes (and put them into Spanish)", ("minutes.txt",), ["summarization", "translation"]),
 ])
 def test_steps_asked_beside_such_words_are_still_planned(planner, tmp_path, request_text, names, tasks):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
@@ -131,37 +151,3 @@ def test_a_question_of_a_file_after_every_step_was_told_still_gets_a_step(planne
 ])
 def test_a_question_in_the_clause_of_a_told_step_is_planned_on_its_own_words(planner, tmp_path, request_text, name, tasks):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, name))) == tasks
-
-
-@pytest.mark.parametrize("request_text, names, tasks", [
-    # declined without a verb of wanting: an idiom of leaving out, a step that "can wait", a wish put off
-    ("spare me the caption, just tell me how many cyclists are in this shot", ("race.jpg",), ["object-detection"]),
-    ("never mind the transcript, what kind of sound is this?", ("noise.wav",), ["audio-classification"]),
-    ("the translation can wait till Friday, give me a summary of the minutes first", ("minutes.txt",), ["summarization"]),
-    ("I may want it read aloud later on, for the moment just translate 'see you at the station' into German", (),
-     ["translation"]),
-    ("sum up these minutes, I might need them in Dutch later", ("minutes.txt",), ["summarization"]),
-    # ... said after the step asked, not taking it back
-    ("shorten these minutes, never mind the Dutch version", ("minutes.txt",), ["summarization"]),
-    ("put the minutes into Dutch, spare me the summary", ("minutes.txt",), ["translation"]),
-    ("transcribe this and read the transcript back to me, never mind the reading", ("memo.wav",), ["automatic-speech-recognition"]),
-    # a request after "never mind" with no verb of its own
-    ("never mind, a caption for this shot please", ("race.jpg",), ["image-to-text"]),
-    # look-alikes that ask, or take back
-    ("never mind, that caption was fine", ("race.jpg",), []),
-    ("would you mind captioning this shot?", ("race.jpg",), ["image-to-text"]),
-    ("I'd like it in Dutch later today, but summarize the minutes first", ("minutes.txt",), ["summarization", "translation"]),
-])
-def test_steps_put_off_or_waved_away_are_not_planned(planner, tmp_path, request_text, names, tasks):
-    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks
-
-
-@pytest.mark.parametrize("request_text, tasks", [
-    ("I did the Spanish version myself (my Spanish is decent). is this review happy or unhappy: 'La cena fue fria y tardaron una hora.'",
-     ["text-classification"]),
-    # an aside that asks is still asked
-    ("sum up these minutes (and put them into Spanish)", ["summarization", "translation"]),
-])
-def test_an_aside_in_brackets_that_only_states_asks_nothing(planner, tmp_path, request_text, tasks):
-    names = ("minutes.txt",) if "minutes" in request_text else ()
-    assert tasks_of(planner.plan(request_text, attach(tmp_path, *names))) == tasks

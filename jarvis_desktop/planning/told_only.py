@@ -30,7 +30,7 @@ from .asked_again import names_task
 from .evidence import word_weights
 from .references import GIVEN_NOUNS, KIND_NOUNS
 from .result_refs import RESULT_NAMES
-from .step_words import ASKING_VERBS
+from .step_words import ASKING_VERBS, YOU_WORDS
 
 #: How strongly words must ask for a step to count (the largest of their weights for it)
 TOLD_WEIGHT = 1.0
@@ -441,7 +441,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
             if k in claimed:  # "I'll brighten it myself, what's in it?": the question alone, if not one to the assistant
                 last_told = max((t.start for t in seg.tokens_in(views[k].span) if t.start in told), default=-1)
                 start = next((t.start for t in asks[k] if t.start > last_told), asks[k][0].start)
-                if reread is None or any(t.lower in ("you", "u") for t in seg.tokens_in(views[k].span) if t.start > last_told):
+                if reread is None or any(t.lower in YOU_WORDS for t in seg.tokens_in(views[k].span) if t.start > last_told):
                     continue
                 row = reread(start, views[k].span.end)
             j = max((j for j in range(P.shape[1]) if j not in dropped), key=lambda j: row[j], default=None)
