@@ -28,6 +28,7 @@ from .features import clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
+from .made_together import with_things_asked
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -207,6 +208,7 @@ class LearnedDetector(Detector):
         found += spoken_readings(found, views, m.labels, seg)
         found += captions_to_speak(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += makers_of_named_results(found, P, views, m, m.threshold * FALLBACK_SHARE)
+        found = with_things_asked(found, m.labels, views, seg)  # "a poem about autumn and a painting of leaves"
         found += writings_to_speak(found, m, reading, attachments, seg, views)
         found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
         found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)

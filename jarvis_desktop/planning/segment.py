@@ -15,6 +15,7 @@ from typing import Any
 from ..english import load_english, parse
 from ..media import kind_of
 from .extract import STEP_ADVERBS, Span, _clauses
+from .made_together import joined_cuts
 from .repeats import opens_again
 
 _VERBS = {"VERB"}
@@ -117,6 +118,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             numbered.append((start, doc[t.i + 2].idx))
     if commands:
         cuts.update(m.end() for m in _STEP_SYMBOL.finditer(text))
+        cuts.update(joined_cuts(tokens))  # "I want a poem about autumn | and a painting of falling leaves"
     cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]

@@ -1,0 +1,99 @@
+"""Several new things asked for in one breath: "I want a poem about autumn and a painting of
+falling leaves", "need a picture for the front and a silly little rhyme for inside", "could you make
+us a mascot picture, and also a short animated teaser of it".
+
+The clause cutter keeps "X and Y" after one verb together (``segment.py``: "the people and places"
+is one thing), so the step model reads one clause and finds the one step it leans to. Grammar
+says more: a verb that asks for something new ("want", "need", "give", "make", "I'd love") with
+things to make of different kinds joined by "and" or a comma asks for each of them, and each kind
+has its maker (a writing is written, a picture drawn, a video made).
+"""
+
+from __future__ import annotations
+
+from .imperatives import _ASKING_FOR, _NEW_MEDIA, _NEW_WRITINGS, GIVEN_DETERMINERS, MAKING_VERBS, WRITINGS
+from .step_labels import IMAGE_MAKERS, media_output
+
+#: The kind of each thing to make, by its noun
+_KIND_OF: dict[str, str] = {
+    **{w: "text" for w in WRITINGS | _NEW_WRITINGS},
+    **{w: "image" for w in _NEW_MEDIA["image"] | {"art", "logo"}},
+    **{w: "video" for w in _NEW_MEDIA["video"]},
+}
+#: Verbs that ask for a thing to be made and handed over ("I'd love a poster", "could use a logo")
+_ASKING = _ASKING_FOR | MAKING_VERBS | {"love", "like", "get", "use"}
+#: Words a thing's own phrase may hold before its noun ("a few lines of blurb", "a short, friendly blurb")
+_IN_PHRASE = {"DET", "ADJ", "NUM", "ADV", "NOUN", "PROPN", "PUNCT"}
+#: The step that makes each kind of thing from words, and the steps that count as making it
+_MAKERS = {"text": "text-generation", "image": "text-to-image", "video": "text-to-video"}
+_MADE_BY = {"text": {"text-generation"}, "image": IMAGE_MAKERS, "video": {"text-to-video"}}
+#: Words that join a second thing to the first
+_JOINING = {"and", "plus", ",", "also"}
+
+
+def _phrase_start(tokens: list, n: int) -> int:
+    """Where the noun phrase of ``tokens[n]`` begins (its determiners, counts, adjectives, "X of")."""
+    k = n
+    while k > 0:
+        u = tokens[k - 1]
+        between_adjectives = u.lower == "," and k >= 2 and tokens[k - 2].pos == "ADJ" and tokens[k].pos == "ADJ"
+        if u.lower == "of" or u.dep == "amod" or between_adjectives or u.pos in _IN_PHRASE and u.lower not in _JOINING:
+            k -= 1
+        else:
+            break
+    return k
+
+
+def things_asked(tokens: list) -> list[list[tuple[int, int, str]]]:
+    """The new things an asking verb asks for together, joined by "and" or commas: per verb, its
+    things as (token index, where the thing's phrase begins, kind), when they are of more than one
+    kind. A thing with "the", "this" or "my" is there already ("write the poem and a story")."""
+    runs: list[list[tuple[int, int, str]]] = []
+    for n, t in enumerate(tokens):
+        kind = "video" if t.pos == "NOUN" and n and tokens[n - 1].lemma == "animate" else _KIND_OF.get(t.lemma)
+        if t.pos != "NOUN" or kind is None:
+            continue
+        start = _phrase_start(tokens, n)
+        if start == 0 or any(u.lower in GIVEN_DETERMINERS for u in tokens[start:n]):
+            continue
+        verb = next((u for u in reversed(tokens[:start]) if u.pos in ("VERB", "AUX") and u.dep != "amod"), None)
+        if verb is None or verb.lemma not in _ASKING:
+            continue
+        before = tokens[start - 1]
+        if runs and before.lower in _JOINING and verb is runs[-1][0][3]:
+            runs[-1].append((n, start, kind, verb))  # "..., and a short blurb": joined to the thing before
+        elif before is verb or before.pos in ("PRON", "ADV", "PART") and before.lower not in _JOINING:
+            runs.append([(n, start, kind, verb)])  # the verb's object: "give me a logo", "I want a poem"
+    return [[(n, start, kind) for n, start, kind, _ in run] for run in runs if len({kind for _, _, kind, _ in run}) > 1]
+
+
+def joined_cuts(tokens: list) -> list[int]:
+    """Where to cut a clause so each thing asked for together has words of its own: before the
+    joining words of each thing after the first ("I want a poem about autumn | and a painting of
+    falling leaves")."""
+    cuts = []
+    for run in things_asked(tokens):
+        for _, start, _ in run[1:]:
+            k = start
+            while k > 0 and tokens[k - 1].lower in _JOINING:
+                k -= 1
+            cuts.append(tokens[k].start)
+    return cuts
+
+
+def with_things_asked(found: list[tuple[int, int, str]], labels: list[str], views: list, seg) -> list[tuple[int, int, str]]:
+    """``found`` with a step that makes each thing asked for together, in the clause that names
+    it, when no step makes its kind: the kind's maker, in place of the steps there that make that
+    kind in other ways, the model's other readings of the thing ("a poster image, and a short blurb
+    to go under it": written, not chatted nor a caption of the poster)."""
+    out = list(found)
+    for run in things_asked(seg.tokens):
+        for n, _, kind in run:
+            at = seg.tokens[n].start
+            i = next((i for i, v in enumerate(views) if v.span.start <= at < v.span.end), None)
+            maker = _MAKERS[kind]
+            if i is None or maker not in labels or any(label in _MADE_BY[kind] for _, _, label in out):
+                continue
+            out = [f for f in out if not (f[0] == i and media_output(f[2]) == kind)]
+            out.append((i, labels.index(maker), maker))
+    return out

@@ -1,0 +1,45 @@
+"""Several new things asked for in one breath ("a poem about autumn and a painting of falling
+leaves"): a step makes each, from its own words, side by side. Sentences written for these tests
+(in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+@pytest.mark.parametrize("request_text, made", [
+    ("I want a limerick about my cat and a painting of her asleep on the piano",
+     {"text-generation": "limerick", "text-to-image": "piano"}),
+    ("could you give me a logo for my ice cream van and a slogan to paint under it",
+     {"text-to-image": "ice cream van", "text-generation": "slogan"}),
+    ("for the school fair I'd love a bright poster, and a short, cheerful blurb for the newsletter",
+     {"text-to-image": "poster", "text-generation": "blurb"}),
+    ("make us a cartoon picture of a fox in a scarf and also a short animated clip of him skating",
+     {"text-to-image": "fox", "text-to-video": "skating"}),
+])
+def test_each_thing_asked_for_together_is_made_from_its_own_words(planner, request_text, made):
+    plan = planner.plan(request_text, []).plan
+    assert sorted(t.task for t in plan.tasks) == sorted(made)
+    for t in plan.tasks:
+        assert "<GENERATED>" not in t.args["text"]  # side by side: neither is made from the other
+        assert made[t.task] in t.args["text"].lower()
+    others = {t.task: t.args["text"].lower() for t in plan.tasks}
+    for task, word in made.items():  # each prompt holds its own thing, not the other's
+        assert all(word not in text for other, text in others.items() if other != task)
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    ("draw a picture of a girl reading a story under a tree", ["text-to-image"]),  # the story is in the picture
+    ("write a poem about the painting my grandmother made", ["text-generation"]),  # the painting is there already
+    ("I'd love a picture of a puppy and a kitten", ["text-to-image"]),  # two things in one picture
+])
+def test_one_thing_with_others_in_its_words_is_one_step(planner, request_text, tasks):
+    assert tasks_of(planner.plan(request_text, [])) == tasks
