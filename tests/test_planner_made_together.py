@@ -24,6 +24,7 @@ def planner() -> OfflinePlanner:
      {"text-to-image": "poster", "text-generation": "blurb"}),
     ("make us a cartoon picture of a fox in a scarf and also a short animated clip of him skating",
      {"text-to-image": "fox", "text-to-video": "skating"}),
+    ("I need a funny poem and a silly drawing for my friend's farewell card", {"text-generation": "poem", "text-to-image": "farewell card"}),
 ])
 def test_each_thing_asked_for_together_is_made_from_its_own_words(planner, request_text, made):
     plan = planner.plan(request_text, []).plan
@@ -40,6 +41,16 @@ def test_each_thing_asked_for_together_is_made_from_its_own_words(planner, reque
     ("draw a picture of a girl reading a story under a tree", ["text-to-image"]),  # the story is in the picture
     ("write a poem about the painting my grandmother made", ["text-generation"]),  # the painting is there already
     ("I'd love a picture of a puppy and a kitten", ["text-to-image"]),  # two things in one picture
+    ("draw a picture of an inkwell and a letter", ["text-to-image"]),  # the letter is in the picture
 ])
 def test_one_thing_with_others_in_its_words_is_one_step(planner, request_text, tasks):
     assert tasks_of(planner.plan(request_text, [])) == tasks
+
+
+@pytest.mark.parametrize("request_text", [
+    "we love limericks and watercolours",  # liked, not asked for
+    "my nephew made a comic and a song for school",  # made already, by someone else
+    "do you like stories and paintings?",  # a question to the assistant
+])
+def test_things_talked_about_are_not_made(planner, request_text):
+    assert len(tasks_of(planner.plan(request_text, []))) <= 1

@@ -124,7 +124,7 @@ _ABOUT = {"of", "about", "abt", "on", "showing", "with", "for", "to"}
 #: Verbs that make a new thing; the thing they make names the step ("generate images from the labels")
 MAKING_VERBS = {"generate", "create", "make", "produce", "render", "draw", "paint", "compose", "design", "craft"}
 #: New media by the kind a step makes ("a newly generated image", "create a short clip")
-_NEW_MEDIA = {
+NEW_MEDIA = {
     "image": {"image", "picture", "illustration", "drawing", "painting", "artwork", "poster", "graphic", "visual", "photo"},
     "video": {"video", "clip", "animation", "film", "movie"},
     "audio": {"speech", "audio", "narration", "voiceover"},
@@ -143,7 +143,7 @@ def media_made(tokens: list) -> set[str]:
             continue
         participle = t.tag == "VBN" and t.dep == "amod"
         for u in tokens[n + 1 : n + 5]:
-            kind = next((k for k, words in _NEW_MEDIA.items() if u.lemma in words), None)
+            kind = next((k for k, words in NEW_MEDIA.items() if u.lemma in words), None)
             if kind and u.pos == "NOUN":
                 kinds.add(kind)
                 break
@@ -154,10 +154,10 @@ def media_made(tokens: list) -> set[str]:
 
 #: Pieces of writing made new for the user ("a couple of taglines", "3 tweets announcing ..."); not
 #: jokes, stories and songs, which people ask of an assistant as talk ("give me a joke")
-_NEW_WRITINGS = (WRITINGS - {"fact", "quote", "compliment", "letter", "joke", "riddle", "story", "tale", "song"}) | {
+NEW_WRITINGS = (WRITINGS - {"fact", "quote", "compliment", "letter", "joke", "riddle", "story", "tale", "song"}) | {
     "tagline", "slogan", "tweet", "headline", "motto", "blurb", "bio", "verse"}
 #: Verbs that ask for a piece of writing to be made and handed over ("give me two slogans")
-_ASKING_FOR = {"give", "write", "draft", "compose", "need", "want", "suggest", "brainstorm", "create", "make", "come", "think"}
+ASKING_FOR = {"give", "write", "draft", "compose", "need", "want", "suggest", "brainstorm", "create", "make", "come", "think"}
 #: Words that say a thing is new, one of several or counted ("a", "some", "a couple of", "3")
 _NEW_ONES = {"a", "an", "some", "few", "couple", "several", "another", "more"}
 #: Counts said with "of" ("a couple of", "a few of", "a bunch of")
@@ -173,14 +173,14 @@ def writing_asked(tokens: list) -> bool:
     one that is there already ("this poem")."""
     first = next((k for k, u in enumerate(tokens) if u.pos not in ("PUNCT", "INTJ") and u.lower not in _OPENERS), None)
     for n, t in enumerate(tokens):
-        if t.pos != "NOUN" or t.lemma not in _NEW_WRITINGS:
+        if t.pos != "NOUN" or t.lemma not in NEW_WRITINGS:
             continue
         before = tokens[max(0, n - 4):n]
         if any(u.lower in GIVEN_DETERMINERS for u in before[-2:]) or not any(u.lower in _NEW_ONES or u.pos == "NUM" for u in before):
             continue
         verbs = [u for u in tokens[:n] if u.pos in ("VERB", "AUX")]
         if verbs:
-            if verbs[-1].lemma in _ASKING_FOR and verbs[-1].tag in ("VB", "VBP", "VBG"):
+            if verbs[-1].lemma in ASKING_FOR and verbs[-1].tag in ("VB", "VBP", "VBG"):
                 return True
             continue
         heads = first is not None and all(u.pos in ("DET", "NUM", "ADJ", "NOUN") or u.lower == "of" and k and tokens[first + k - 1].lower in _SOME_OF

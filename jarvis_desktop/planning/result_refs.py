@@ -28,6 +28,9 @@ RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarize
 OWN_SUBJECT_RE = re.compile(
     r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
     r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
+#: A clause that is a new thing joined to another asked for with it ("..., and a silly drawing for
+#: the card": ``made_together.py`` cuts it so): a thing of its own, not made from the one before
+_JOINED_NEW_THING_RE = re.compile(r"^\W*(?:(?:and|plus|also)\W+)+(?:a|an|some|one|two|three)\s", re.I)
 #: "the original photo", "the original one", "the same sentence": the file or words as given, before
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
@@ -76,12 +79,12 @@ def language_named(text: str) -> str | None:
     """The language a result is named by ("read the Spanish version" -> "Spanish"), if any; before
     "one" or "sentence" only a language the planner knows ("the Japanese one", not "the Christmas one")."""
     for m in _LANGUAGE_VERSION_RE.finditer(text):
-        if m.group(2).lower() not in ("one", "sentence") or _is_language(m.group(1)):
+        if m.group(2).lower() not in ("one", "sentence") or is_language(m.group(1)):
             return m.group(1)
     return None
 
 
-def _is_language(word: str) -> bool:
+def is_language(word: str) -> bool:
     from .detect import knowledge  # (detect reads this module)
 
     return knowledge().language_name_re.fullmatch(word) is not None
@@ -124,6 +127,8 @@ def has_own_subject(words: str, made: set[str], tokens: Sequence = ()) -> bool:
     named = [tasks for tasks in named_results(words) if set(tasks) & made]
     if RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named:
         return False
+    if tokens and _JOINED_NEW_THING_RE.match(" ".join(t.lower for t in tokens)):
+        return True
     return bool(drawn_in_clause(tokens)) or bool(OWN_SUBJECT_RE.search(words)) and not re.search(
         r"\b(?:this|that|these|those|same)\b", words, re.I)  # (the clause's parse tells a pointer from a relative "that")
 
