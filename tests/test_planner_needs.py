@@ -110,3 +110,34 @@ def test_words_of_speech_that_only_tell_ask_for_no_speech(planner):
                          'with four weeks notice." How much notice do I have to give?', [])
     assert tasks_of(check) == ["question-answering"]
     assert check.plan.tasks[0].args["context"] == "Either party may end this agreement with four weeks notice."
+
+
+@pytest.mark.parametrize("request_text, language", [
+    ('my manager only speaks french and I need to send him this: "the invoice went out this morning"', "French"),
+    ("My grandpa only speaks Portuguese and he keeps asking me what the letter from the bank says. "
+     "This is it: 'Your card will expire next month. A new card is on its way.'", "Portuguese"),
+])
+def test_the_language_someone_speaks_is_the_one_words_for_them_go_into(planner, request_text, language):
+    check = planner.plan(request_text, [])
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args.get("target_language") == language
+
+
+@pytest.mark.parametrize("request_text, names, first", [
+    ("can you put this in German, as speech? 'the keys are under the mat'", [], "translation"),
+    ("I want the main points of these notes over my headphones while I run", ["lecture_notes.txt"], "summarization"),
+])
+def test_sound_named_as_the_form_of_the_result_speaks_it(planner, tmp_path, request_text, names, first):
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    assert tasks_of(check) == [first, "text-to-speech"]
+    assert check.plan.tasks[1].args["text"] == "<GENERATED>-0"
+
+
+@pytest.mark.parametrize("request_text, name", [
+    ("what is said in the audio?", "clip.wav"),
+    ("turn this speech into text", "memo.m4a"),
+    ("I recorded the seminar and saved it as an audio file named seminar.wav. could you transcribe it?", "seminar.wav"),
+    ("my interview is in an audio file, please write out what was said", "interview.wav"),
+])
+def test_a_recording_named_by_its_sound_is_not_speech_asked(planner, tmp_path, request_text, name):
+    assert "text-to-speech" not in tasks_of(planner.plan(request_text, attach(tmp_path, name)))

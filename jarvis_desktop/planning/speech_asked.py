@@ -28,7 +28,7 @@ def asks_for_speech(toks: list) -> bool:
     if "aloud" in lows or any(a == "out" and b == "loud" for a, b in zip(lows, lows[1:])):
         return True
     if any(w in ("voiceover", "narration") for w in lows) or any(
-            a in ("spoken", "audio") and b == "version" for a, b in zip(lows, lows[1:])):
+            a in ("spoken", "audio") and b == "version" for a, b in zip(lows, lows[1:])) or sound_as_medium(toks):
         return True
     for k, t in enumerate(toks):
         if t.lemma == "hear" and t.tag in ("VB", "") and _WANTS_TO_HEAR_RE.search(" ".join(lows[max(0, k - 4):k])):
@@ -51,6 +51,36 @@ def asks_for_speech(toks: list) -> bool:
             if t.lower != "pronounce" and QUESTION_WORDS & set(lows[:k]) and (asked or not told) or t.lower == "say" and _says_about(toks, k):
                 continue  # ("how do I pronounce quinoa" asks to hear it, unlike "how do I say it in French")
             return True
+    return False
+
+
+#: Sound named as the form a result comes in ("summarise this as audio", "in Italian, as speech")
+_AS_SOUND = {"audio", "speech", "mp3", "voiceover", "narration"}
+#: ... or as what it is played on ("the gist of it through the car speakers")
+_PLAYED_ON = {"speaker", "speakers", "headphones", "earbuds", "earphones", "speakerphone"}
+_GIVEN = {"the", "this", "that", "these", "those", "its", "his", "her", "their"}
+
+
+def sound_as_medium(toks: list) -> bool:
+    """The clause names sound as the form of its result: "as audio", "in speech", "into an mp3",
+    "through the car speakers", "on my headphones"; not a given recording ("what is said in the
+    audio", "the speech in this clip")."""
+    for k, t in enumerate(toks):
+        if t.lower not in ("as", "in", "into", "through", "over", "on", "via"):
+            continue
+        if t.lower == "in":  # "in audio", "in speech"; not "recorded in an audio file", "in the audio"
+            if k + 1 < len(toks) and toks[k + 1].lower in _AS_SOUND and (k + 2 == len(toks) or toks[k + 2].pos != "NOUN"):
+                return True
+            continue
+        if t.lower in ("as", "into") and (any(u.tag in ("VBD", "VBN") for u in toks[max(0, k - 4):k]) or any(
+                u.lower in ("named", "called") or kind_of(u.text) == "audio" for u in toks[k + 1:k + 7])):
+            continue  # "saved it as an audio file named talk.wav": what a recording is, not how to answer
+        played = t.lower not in ("as", "into")  # "through the car speakers" (any determiner), "as audio" (a new one)
+        for n, u in enumerate(toks[k + 1:k + 5]):
+            if u.lower in (_PLAYED_ON if played else _AS_SOUND) and (played or not any(w.lower in _GIVEN for w in toks[k + 1:k + 1 + n])):
+                return True
+            if u.pos not in ("DET", "ADJ", "PRON", "NOUN", "PROPN"):
+                break
     return False
 
 
@@ -135,10 +165,11 @@ _MAKING = MAKING_VERBS | {"record", "send", "give"}
 
 
 def names_sound(toks: list) -> bool:
-    """Whether any token is a word of speech or hearing, or an audio file; not one that only says
-    what a recording is ("transcribe the voice memo for me")."""
+    """Whether any token is a word of speech or hearing, or an audio file, or sound is named as the
+    form of a result ("through the car speakers"); not a word that only says what a recording is
+    ("transcribe the voice memo for me")."""
     return any((t.lemma in SOUND_WORDS or t.lower in SOUND_WORDS or kind_of(t.text) == "audio")
-               and not _names_a_given_recording(toks, k) for k, t in enumerate(toks))
+               and not _names_a_given_recording(toks, k) for k, t in enumerate(toks)) or sound_as_medium(toks)
 
 
 def _names_a_given_recording(toks: list, k: int) -> bool:

@@ -29,7 +29,7 @@ from ..english import parse
 from .asked_again import names_task
 from .evidence import word_weights
 from .references import GIVEN_NOUNS, KIND_NOUNS
-from .result_refs import RESULT_NAMES
+from .result_refs import RESULT_NAMES, is_language
 from .step_words import ASKING_VERBS, YOU_WORDS
 
 #: How strongly words must ask for a step to count (the largest of their weights for it)
@@ -360,6 +360,17 @@ def support(toks: list[Any], j: int, m: Any) -> float:
     return float(word_weights(m, toks, j)[content].max()) if content else 0.0
 
 
+#: Verbs that say which language someone knows
+_KNOWING_LANGUAGE = {"speak", "read", "understand"}
+
+
+def _language_of_someone(toks: list[Any]) -> bool:
+    """Whether the words say which language someone other than the user speaks, reads or
+    understands ("my boss only speaks Spanish", "she speak Spanish very fast")."""
+    return any(t.lemma in _KNOWING_LANGUAGE and t.pos == "VERB" and not any(u.lower in ("i", "we") for u in toks[max(0, k - 3):k])
+               and any(is_language(u.text.capitalize()) for u in toks[k + 1:k + 3]) for k, t in enumerate(toks))
+
+
 def _doing(t: Any, made: set[int], given: set[int]) -> bool:
     """A word of what a told clause says was done or made: its verbs, their objects and the
     results it names ("wrote a caption", "don't need another summary", "turned it into a cartoon",
@@ -432,6 +443,10 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         moved = moved or [k for k in again if k == i or k not in claimed]
         if moved:
             out.append((max(moved, key=lambda k: P[k, j]), j, label))
+        elif label == "translation" and len(found) == 1 and reading.quotes and _language_of_someone(seg.tokens_in(views[i].span)):
+            # words given and nothing else asked: the language someone speaks is the one they go into
+            # ("my boss only speaks Spanish and I need to send her this: '...'")
+            out.append((i, j, label))
     if found and not out:  # all told, yet a question is asked: its likeliest step ("... no filters. what is she holding?")
         dropped = {j for _, j, _ in found}
         for k in range(len(views)):
