@@ -51,6 +51,17 @@ def test_one_thing_with_others_in_its_words_is_one_step(planner, request_text, t
     "we love limericks and watercolours",  # liked, not asked for
     "my nephew made a comic and a song for school",  # made already, by someone else
     "do you like stories and paintings?",  # a question to the assistant
+    "I want to make a flyer and a video for our bake sale, any advice?",  # what the user means to do
+    "should I make a poster and a clip for the launch party?",  # advice asked
 ])
 def test_things_talked_about_are_not_made(planner, request_text):
     assert len(tasks_of(planner.plan(request_text, []))) <= 1
+
+
+def test_works_recommended_are_not_made(planner):
+    assert "text-to-video" not in tasks_of(planner.plan("give me a poem and a film to watch on a rainy sunday", []))
+
+
+def test_two_things_of_one_kind_asked_with_another_are_both_made(planner):
+    plan = planner.plan("make me a logo, a motto and a poster for our chess club", []).plan
+    assert sorted(t.task for t in plan.tasks) == ["text-generation", "text-to-image", "text-to-image"]

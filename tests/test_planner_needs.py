@@ -141,3 +141,17 @@ def test_sound_named_as_the_form_of_the_result_speaks_it(planner, tmp_path, requ
 ])
 def test_a_recording_named_by_its_sound_is_not_speech_asked(planner, tmp_path, request_text, name):
     assert "text-to-speech" not in tasks_of(planner.plan(request_text, attach(tmp_path, name)))
+
+
+@pytest.mark.parametrize("request_text", [
+    "the bass on my speakers keeps buzzing, how can I stop it",  # a statement and a question about the device
+    "write a short paragraph about breathing in speech",  # speech is the topic
+    "draw a picture of a fox wearing headphones",  # what the picture shows
+])
+def test_sound_talked_about_is_not_an_answer_to_speak(planner, request_text):
+    assert "text-to-speech" not in tasks_of(planner.plan(request_text, []))
+
+
+def test_words_someone_already_translated_are_not_translated_again(planner):
+    check = planner.plan("my cousin speaks Italian and already translated this for me: 'ti voglio bene'", [])
+    assert "translation" not in tasks_of(check)

@@ -21,7 +21,7 @@ _KIND_OF: dict[str, str] = {
     **{w: "video" for w in NEW_MEDIA["video"]},
 }
 #: Verbs that ask for a thing to be made and handed over ("give me", "I need", "could you draw")
-_ASKING = (ASKING_FOR | MAKING_VERBS) - {"like", "love", "use", "get"}
+_ASKING = (ASKING_FOR | MAKING_VERBS) - {"like", "love", "use", "get", "think", "come", "suggest"}
 #: ... and those that ask only after a modal ("I'd love a poster", "could use a logo", "can I get a pic")
 _ASKING_AFTER_MODAL = {"like", "love", "use", "get"}
 _MODALS = {"'d", "would", "could", "can"}
@@ -32,6 +32,8 @@ _NEW = {"a", "an", "some", "one", "two", "three", "few", "couple", "another"}
 #: The step that makes each kind of thing from words, and the steps that count as making it
 _MAKERS = {"text": "text-generation", "image": "text-to-image", "video": "text-to-video"}
 _MADE_BY = {"text": {"text-generation"}, "image": IMAGE_MAKERS, "video": {"text-to-video"}}
+#: Verbs of enjoying a work that exists ("a movie to watch", "a poem to read at the funeral")
+_ENJOYED = {"watch", "read", "listen", "see", "hear", "play"}
 #: Words that join a second thing to the first
 _JOINING = {"and", "plus", ",", "also"}
 #: Prepositions whose object is what a thing shows or is about ("a picture of a typewriter and a letter")
@@ -62,6 +64,10 @@ def _asking_verb(tokens: list, start: int):
     verb, before = tokens[k], tokens[max(0, k - 3):k]
     if verb.tag not in ("VB", "VBP") or any(u.dep == "neg" or u.lower in ("not", "n't", "never") for u in before):
         return None
+    if k and tokens[k - 1].lower == "to" and not any(u.lower in ("you", "u") for u in tokens[max(0, k - 4):k]):
+        return None  # what the user means to do ("I want to make a video and a poster", "how to make ..."), not "I'd like you to"
+    if any(u.lower in ("should", "shall") for u in before) and any(u.lower in ("i", "we") for u in before):
+        return None  # "should I make a video and a poster?": advice asked
     subject = next((u.lower for u in reversed(before) if u.dep in ("nsubj", "nsubjpass")), None)
     if verb.lemma in _ASKING_AFTER_MODAL:
         modal = any(u.lower in _MODALS for u in before)
@@ -78,6 +84,8 @@ def _thing_kind(tokens: list, n: int) -> str | None:
         return None
     if n + 2 < len(tokens) and tokens[n + 1].lower == "from" and tokens[n + 2].lower in GIVEN_DETERMINERS:
         return None  # "a painting from this photo": made from a thing there already
+    if n + 2 < len(tokens) and tokens[n + 1].lower == "to" and tokens[n + 2].lemma in _ENJOYED:
+        return None  # "a song and a movie to watch tonight": works there already, recommended
     return kind
 
 
@@ -116,12 +124,12 @@ def things_asked(tokens: list) -> list[list[tuple[int, int, str]]]:
     return [[(n, start, kind) for n, start, kind, _ in run] for run in runs if len({kind for _, _, kind, _ in run}) > 1]
 
 
-def joined_cuts(tokens: list) -> list[int]:
-    """Where to cut a clause so each thing asked for together has words of its own: before the
-    joining words of each thing after the first ("I want a poem about autumn | and a painting of
-    falling leaves")."""
+def joined_cuts(tokens: list, runs: list[list[tuple[int, int, str]]]) -> list[int]:
+    """Where to cut a clause so each thing asked for together (``runs``, from ``things_asked``) has
+    words of its own: before the joining words of each thing after the first ("I want a poem about
+    autumn | and a painting of falling leaves")."""
     cuts = []
-    for run in things_asked(tokens):
+    for run in runs:
         for _, start, _ in run[1:]:
             k = start
             while k > 0 and tokens[k - 1].lower in _JOINING:
@@ -136,12 +144,14 @@ def with_things_asked(found: list[tuple[int, int, str]], labels: list[str], view
     kind in other ways, the model's other readings of the thing ("a poster image, and a short blurb
     to go under it": written, not chatted nor a caption of the poster)."""
     out = list(found)
-    for run in things_asked(seg.tokens):
+    for run in seg.things:
+        asked: dict[str, int] = {}
         for n, _, kind in run:
+            asked[kind] = asked.get(kind, 0) + 1  # "a logo, a slogan and a poster": two pictures
             at = seg.tokens[n].start
             i = next((i for i, v in enumerate(views) if v.span.start <= at < v.span.end), None)
             maker = _MAKERS[kind]
-            if i is None or maker not in labels or any(label in _MADE_BY[kind] for _, _, label in out):
+            if i is None or maker not in labels or sum(label in _MADE_BY[kind] for _, _, label in out) >= asked[kind]:
                 continue
             out = [f for f in out if not (f[0] == i and media_output(f[2]) == kind)]
             out.append((i, labels.index(maker), maker))

@@ -15,7 +15,7 @@ from typing import Any
 from ..english import load_english, parse
 from ..media import kind_of
 from .extract import STEP_ADVERBS, Span, _clauses
-from .made_together import joined_cuts
+from .made_together import joined_cuts, things_asked
 from .repeats import opens_again
 
 _VERBS = {"VERB"}
@@ -49,6 +49,7 @@ class Segmentation:
     tokens: list[Token] = field(default_factory=list)
     heads: list[int] = field(default_factory=list)  # per clause: offset of its main verb (else its start)
     parsed: bool = False
+    things: list = field(default_factory=list)  # new things asked for together (made_together.things_asked), when planning
 
     def tokens_in(self, span: Span) -> list[Token]:
         """The tokens of one clause (or any span of the request)."""
@@ -118,7 +119,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
             numbered.append((start, doc[t.i + 2].idx))
     if commands:
         cuts.update(m.end() for m in _STEP_SYMBOL.finditer(text))
-        cuts.update(joined_cuts(tokens))  # "I want a poem about autumn | and a painting of falling leaves"
+    things = things_asked(tokens) if commands else []
+    cuts.update(joined_cuts(tokens, things))  # "I want a poem about autumn | and a painting of falling leaves"
     cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
@@ -128,7 +130,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         verb = next((tk for tk in tokens if c.start <= tk.start < c.end and tk.pos == "VERB"
                      and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
         heads.append(verb.start if verb else c.start)
-    return Segmentation(clauses, tokens, heads, parsed=True)
+    return Segmentation(clauses, tokens, heads, parsed=True, things=things)
 
 
 def _another_file_follows(doc: Any, i: int) -> bool:

@@ -8,7 +8,7 @@ import re
 
 from ..media import kind_of
 from .detect import ASK_RE
-from .imperatives import MAKING_VERBS
+from .imperatives import GIVEN_DETERMINERS, MAKING_VERBS
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
 RECIPIENTS = {"me", "us"}
@@ -56,31 +56,42 @@ def asks_for_speech(toks: list) -> bool:
 
 #: Sound named as the form a result comes in ("summarise this as audio", "in Italian, as speech")
 _AS_SOUND = {"audio", "speech", "mp3", "voiceover", "narration"}
-#: ... or as what it is played on ("the gist of it through the car speakers")
-_PLAYED_ON = {"speaker", "speakers", "headphones", "earbuds", "earphones", "speakerphone"}
-_GIVEN = {"the", "this", "that", "these", "those", "its", "his", "her", "their"}
+#: ... or as what the user will hear it on ("the gist of it through the car speakers")
+_PLAYED_ON = {"speakers", "headphones", "earbuds", "earphones"}
+_GIVEN = GIVEN_DETERMINERS - {"my", "your", "our"}
+#: Words before a device that make it the user's own ("over my headphones", "through the car speakers")
+_OWN_DEVICE = {"my", "our", "the"}
+#: Verbs whose thing may be about a device ("write a complaint about the announcements through the train speakers")
+_WRITING_VERBS = MAKING_VERBS | {"write", "draft"}
 
 
 def sound_as_medium(toks: list) -> bool:
-    """The clause names sound as the form of its result: "as audio", "in speech", "into an mp3",
-    "through the car speakers", "on my headphones"; not a given recording ("what is said in the
-    audio", "the speech in this clip")."""
+    """The clause asks for its result in sound: "as audio", "into an mp3", "through the car
+    speakers", "over my headphones". Not in a statement or a question that asks nothing of the
+    assistant ("the sound on my speakers is crackling", "export it as audio, is mp3 better?"), not
+    declined ("not as audio"), not a recording given ("saved it as an audio file named x.wav"), nor
+    a thing the sound word describes ("as a speech therapist", "available as audio", "a complaint
+    about the announcements through the train speakers")."""
+    asked = any(t.lower in ("you", "u") and k and toks[k - 1].tag == "MD" for k, t in enumerate(toks))  # "can you ..."
+    if not toks or states_words(toks) or not asked and (any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS):
+        return False
     for k, t in enumerate(toks):
-        if t.lower not in ("as", "in", "into", "through", "over", "on", "via"):
+        if t.lower not in ("as", "into", "through", "over", "via"):
             continue
-        if t.lower == "in":  # "in audio", "in speech"; not "recorded in an audio file", "in the audio"
-            if k + 1 < len(toks) and toks[k + 1].lower in _AS_SOUND and (k + 2 == len(toks) or toks[k + 2].pos != "NOUN"):
+        before = toks[max(0, k - 4):k]
+        if any(u.lower in ("not", "n't", "no", "without") for u in before) or k and (toks[k - 1].pos == "ADJ" or toks[k - 1].text in ("'", '"')):
+            continue  # (nor the words quoted: "the term 'as audio'")
+        rest = [u for u in toks[k + 1:] if u.pos not in ("PUNCT", "INTJ") and u.lower not in ("please", "pls", "thanks")]
+        if t.lower in ("as", "into"):
+            if any(u.tag in ("VBD", "VBN") for u in before) or any(
+                    u.lower in ("named", "called") or kind_of(u.text) == "audio" for u in toks[k + 1:k + 7]):
+                continue  # "saved it as an audio file named talk.wav": what a recording is, not how to answer
+            n = next((n for n, u in enumerate(rest[:3]) if u.lower in _AS_SOUND), None)
+            if n is not None and not any(u.lower in _GIVEN for u in rest[:n]) and (n + 1 == len(rest) or rest[n + 1].pos != "NOUN"):
                 return True
-            continue
-        if t.lower in ("as", "into") and (any(u.tag in ("VBD", "VBN") for u in toks[max(0, k - 4):k]) or any(
-                u.lower in ("named", "called") or kind_of(u.text) == "audio" for u in toks[k + 1:k + 7])):
-            continue  # "saved it as an audio file named talk.wav": what a recording is, not how to answer
-        played = t.lower not in ("as", "into")  # "through the car speakers" (any determiner), "as audio" (a new one)
-        for n, u in enumerate(toks[k + 1:k + 5]):
-            if u.lower in (_PLAYED_ON if played else _AS_SOUND) and (played or not any(w.lower in _GIVEN for w in toks[k + 1:k + 1 + n])):
-                return True
-            if u.pos not in ("DET", "ADJ", "PRON", "NOUN", "PROPN"):
-                break
+        elif len(rest) >= 2 and rest[0].lower in _OWN_DEVICE and any(u.lower in _PLAYED_ON for u in rest[1:3]) and not any(
+                u.lemma in _WRITING_VERBS for u in toks):
+            return True
     return False
 
 

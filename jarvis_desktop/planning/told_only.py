@@ -443,7 +443,8 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
         moved = moved or [k for k in again if k == i or k not in claimed]
         if moved:
             out.append((max(moved, key=lambda k: P[k, j]), j, label))
-        elif label == "translation" and len(found) == 1 and reading.quotes and _language_of_someone(seg.tokens_in(views[i].span)):
+        elif label == "translation" and len(found) == 1 and reading.quotes and _language_of_someone(seg.tokens_in(views[i].span)) and not any(
+                names_task(t.lemma, label) for t in everywhere):  # (not "my friend speaks French and already translated this")
             # words given and nothing else asked: the language someone speaks is the one they go into
             # ("my boss only speaks Spanish and I need to send her this: '...'")
             out.append((i, j, label))
