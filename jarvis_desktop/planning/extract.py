@@ -72,6 +72,7 @@ class RequestReading:
     held: bool = False  # the request puts everything aside for later (set by the step finder)
     previous_answer: str | None = None  # the assistant's last answer in the conversation, which the request may point back at
     tokens: list = field(default_factory=list)  # segment.Token of the whole request, set with the clauses by the parse
+    joined: set[int] = field(default_factory=set)  # clause starts of things asked for together with the one before (made_together)
 
     def clause_at(self, pos: int) -> int:
         for i, c in enumerate(self.clauses):

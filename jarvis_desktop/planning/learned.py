@@ -101,7 +101,7 @@ class LearnedDetector(Detector):
             self.encoder()
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
         seg = segment(reading.text, protected, self.use_spacy, commands=True)
-        reading.clauses, reading.tokens = seg.clauses, seg.tokens
+        reading.clauses, reading.tokens, reading.joined = seg.clauses, seg.tokens, seg.joined
         views = clause_views(reading, seg, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])
         for v in views:  # "sumarize this": read as the word meant
             v.features += [f for w in v.features if w.startswith("l:") and w not in self.model.vocab

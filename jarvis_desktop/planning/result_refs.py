@@ -28,9 +28,6 @@ RESULT_REF_RE = re.compile(r"\b(result|generated|output|answer|summary|summarize
 OWN_SUBJECT_RE = re.compile(
     r"\b(?:picture|image|painting|illustration|drawing|sketch|photo|poster|artwork|render|video|clip|animation)s?\s+(?:of|showing|depicting)\s+"
     r"(?:an?\s+|the\s+|some\s+|two\s+|three\s+)?(?!what|how|which|whatever)[a-z]{3,}", re.I)
-#: A clause that is a new thing joined to another asked for with it ("..., and a silly drawing for
-#: the card": ``made_together.py`` cuts it so): a thing of its own, not made from the one before
-_JOINED_NEW_THING_RE = re.compile(r"^\W*(?:(?:and|plus|also)\W+)+(?:a|an|some|one|two|three)\s", re.I)
 #: "the original photo", "the original one", "the same sentence": the file or words as given, before
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
@@ -118,16 +115,17 @@ def means_original(text: str) -> bool:
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
 
 
-def has_own_subject(words: str, made: set[str], tokens: Sequence = ()) -> bool:
+def has_own_subject(words: str, made: set[str], tokens: Sequence = (), joined: bool = False) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result.
 
     ``made``: the tasks planned so far; a result named ("the email") points back only when such a
     step was planned ("a nice image of cherry blossoms I can attach to the email"). ``tokens``: the
-    clause's, whose own verb may name the picture ("..., and draw a koala")."""
+    clause's, whose own verb may name the picture ("..., and draw a koala"); ``joined``: the clause
+    is a thing asked for together with the one before it (``made_together.py``)."""
     named = [tasks for tasks in named_results(words) if set(tasks) & made]
     if RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named:
         return False
-    if tokens and _JOINED_NEW_THING_RE.match(" ".join(t.lower for t in tokens)):
+    if joined:  # a thing asked for together with the one before ("..., and a silly drawing for the card")
         return True
     return bool(drawn_in_clause(tokens)) or bool(OWN_SUBJECT_RE.search(words)) and not re.search(
         r"\b(?:this|that|these|those|same)\b", words, re.I)  # (the clause's parse tells a pointer from a relative "that")

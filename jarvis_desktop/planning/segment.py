@@ -50,6 +50,7 @@ class Segmentation:
     heads: list[int] = field(default_factory=list)  # per clause: offset of its main verb (else its start)
     parsed: bool = False
     things: list = field(default_factory=list)  # new things asked for together (made_together.things_asked), when planning
+    joined: set[int] = field(default_factory=set)  # where the clause of each thing joined to one before it begins
 
     def tokens_in(self, span: Span) -> list[Token]:
         """The tokens of one clause (or any span of the request)."""
@@ -120,7 +121,8 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     if commands:
         cuts.update(m.end() for m in _STEP_SYMBOL.finditer(text))
     things = things_asked(tokens) if commands else []
-    cuts.update(joined_cuts(tokens, things))  # "I want a poem about autumn | and a painting of falling leaves"
+    joined = set(joined_cuts(tokens, things))  # "I want a poem about autumn | and a painting of falling leaves"
+    cuts.update(joined)
     cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
@@ -130,7 +132,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         verb = next((tk for tk in tokens if c.start <= tk.start < c.end and tk.pos == "VERB"
                      and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
         heads.append(verb.start if verb else c.start)
-    return Segmentation(clauses, tokens, heads, parsed=True, things=things)
+    return Segmentation(clauses, tokens, heads, parsed=True, things=things, joined=joined)
 
 
 def _another_file_follows(doc: Any, i: int) -> bool:
