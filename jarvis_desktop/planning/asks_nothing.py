@@ -42,9 +42,10 @@ def on_hold(text: str, tokens: list) -> bool:
     if last is None:
         return False
     after = [t for t in tokens if t.start >= last.end()]
-    if any(t.pos in ("VERB", "AUX") and t.lemma not in ("be", "have") for t in after):
+    verbs = [t for t in after if t.pos in ("VERB", "AUX")]
+    if any(t.lemma not in ("be", "have") for t in verbs):
         return False
-    return not (any(t.lemma in RESULT_NAMES and t.pos == "NOUN" for t in after) and not any(t.pos in ("VERB", "AUX") for t in after))
+    return bool(verbs) or not any(t.lemma in RESULT_NAMES and t.pos == "NOUN" for t in after)
 
 
 #: Words that thank
