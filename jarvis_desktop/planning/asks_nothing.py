@@ -126,12 +126,22 @@ def tells_what_happened(toks) -> bool:
 
 
 #: What is done to files as files, by the desktop and not by a model: packing, opening in an
-#: application, moving, printing, sending them on
-_FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup"}
+#: application, moving, printing, sending them on, keeping them
+_FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup",
+                "forward", "send", "save", "share"}
 #: ... or making them into a container ("put these into a zip", "merge them into one pdf")
 _CONTAINERS = {"zip", "folder", "archive", "pdf"}
 #: Words that point at the files as a whole ("these", "both of them", "the files")
 _THE_FILES = {"these", "those", "them", "both", "all", "everything", "files", "attachments"}
+#: ... or at the one file ("forward this to my landlord", "save it in my documents folder"): a
+#: chore then only when nothing after it says how the file is to be changed (``_sent_as_is``)
+_THE_FILE = {"this", "it", "one"}
+#: Words of a destination or a time that may follow a file sent or kept as it is
+_WHERE_OR_WHEN = {"to", "with", "for", "on", "in", "into", "onto", "at", "via", "over", "of", "before", "after", "by", "tonight",
+                  "today", "tomorrow", "now", "later", "asap", "please", "pls", "thanks", "again", "too", "also", "right", "away"}
+#: Nouns that say what form a file is to take ("as text", "in higher resolution", "anime style")
+_FORMS = {"text", "word", "writing", "written", "audio", "voice", "speech", "sound", "style", "color", "colour", "resolution", "quality",
+          "version", "form", "format", "note", "detail", "background", "noise", "grammar", "bullet", "point", "summary"}
 #: A question about the files themselves, not what they hold ("how big are these files", "the file sizes")
 _FILE_FACTS_RE = re.compile(r"\bhow (?:big|large|heavy) (?:is|are) (?:the|these|those|this|my|both|all)?\s*(?:\w+\s+)?(?:files?|attachments?)\b"
                             r"|\bfile ?sizes?\b|\bsizes? of (?:the|these|those|my) (?:\w+\s+)?files\b", re.I)
@@ -148,7 +158,50 @@ def only_file_chores(text: str, toks) -> bool:
         return False
     if _FILE_FACTS_RE.search(text):
         return True
-    verbs = [k for k, t in enumerate(toks) if t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")]
-    chores = [k for k in verbs if (toks[k].lemma in _FILE_CHORES or toks[k].lemma in ("put", "merge", "pack", "turn")
-              and any(u.lower in _CONTAINERS for u in toks[k:])) and any(u.lower in _THE_FILES for u in toks[k + 1:k + 4])]
+    verbs = [k for k, t in enumerate(toks) if (t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")
+                                               or k == 0 and t.lower in _FILE_CHORES)  # "forward this one", tagged an adverb
+             and not any(u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in toks[max(0, k - 3):k])]  # "she'll love it"
+    chores = [k for k in verbs if (toks[k].lemma in _FILE_CHORES or toks[k].lower in _FILE_CHORES or toks[k].lemma in ("put", "merge", "pack", "turn")
+              and any(u.lower in _CONTAINERS for u in toks[k:])) and _sent_as_is(toks, k)]
     return bool(chores) and len(chores) == len(verbs)
+
+
+def _names_a_place(toks, n: int) -> bool:
+    """The word at ``n`` names a person, a place or a thing the file goes to ("the whole team", "in
+    accounting"): a noun, a gerund used as one, or a describing word before a noun; not a form the
+    file takes ("as text", "anime style") nor a comparison ("sharper")."""
+    t = toks[n]
+    if t.lemma in _FORMS or t.lower in _FORMS:
+        return False
+    return (t.pos in ("NOUN", "PROPN") or t.tag == "VBG" and t.dep in ("pobj", "compound")
+            or t.pos == "ADJ" and t.tag == "JJ" and n + 1 < len(toks) and toks[n + 1].pos in ("NOUN", "PROPN"))
+
+
+def _sent_as_is(toks, k: int) -> bool:
+    """The chore at ``k`` is done to the files as they are: words pointing at them follow it
+    ("these", "both of them", "this one") with at most a destination, a time or a name after ("forward this to my landlord tonight",
+    "save it on my desktop as bio 101"), then only a remark about someone ("..., she'll love it").
+    Not where a form, a change or another step is asked ("send it in French", "save it as text",
+    "share it blurred", "open this and read it to me", "send it. is he angry?")."""
+    from .result_refs import is_language
+
+    p = next((n for n in range(k + 1, min(k + 4, len(toks))) if toks[n].lower in _THE_FILES | _THE_FILE), None)
+    if p is None or any(t.text == "?" for t in toks[k:]):
+        return False
+    n = p + 1
+    while n < len(toks) and not (toks[n].pos == "PUNCT" or toks[n].lower in ("and", "but", "then", "so")):
+        t = toks[n]
+        if t.lower in ("named", "called"):
+            return True
+        if t.lower == "as":  # a name (with a number or a capital), or a container: not a form ("as text")
+            if not any(u.pos in ("NUM", "PROPN") or u.lower in _CONTAINERS for u in toks[n + 1:n + 4]):
+                return False
+        elif not (t.lower in _WHERE_OR_WHEN or t.pos in ("DET", "PRON", "NUM", "PART") or _names_a_place(toks, n) and not is_language(t.text)):
+            return False
+        n += 1
+    rest = toks[n:]
+    if rest and rest[0].lower in ("and", "but", "then", "so"):  # another chore may follow, not another step
+        nxt = next((u for u in rest[1:] if u.lower not in ("then", "also", "please")), None)
+        return nxt is not None and (nxt.lemma in _FILE_CHORES or nxt.lower in _FILE_CHORES)
+    return all(u.pos == "PUNCT" or u.lower in _WHERE_OR_WHEN for u in rest) or any(
+        u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in rest)

@@ -27,6 +27,7 @@ from .extract import RequestReading, Span
 from .features import clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
+from .heard_questions import questions_on_transcripts, questions_on_translations
 from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .made_together import with_things_asked
 from .missing import skipped_note
@@ -184,6 +185,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
+        found = questions_on_transcripts(found, P, views, m, seg, given)  # "transcribe it and tell me when we meet"
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
@@ -231,6 +233,7 @@ class LearnedDetector(Detector):
                                            told)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
         found = words_read_off(found, views, m.labels, given)
+        found = questions_on_translations(found, P, views, m, seg, given)  # "translate the letter, then tell me when to reply"
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))

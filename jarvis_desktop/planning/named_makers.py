@@ -15,7 +15,7 @@ from .detect import given_kinds
 from .extract import RequestReading
 from .given_text import ANSWERING_FILES, outside_quotes
 from .imperatives import WRITINGS, writing_asked
-from .result_refs import ANSWER_MAKERS, named_results
+from .result_refs import ANSWER_MAKERS, RESULT_NAMES, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .speech_asked import names_something, speaks_only_a_result, speaks_statement
 from .step_words import DIRECT_QUESTION_RE, YOU_WORDS
@@ -167,6 +167,22 @@ def judgments_asked_in_speech(found: list[tuple[int, int, str]], P: np.ndarray, 
     return out
 
 
+def _new_thing(toks: list, n: int) -> bool:
+    """The noun at ``n`` is a new thing: "a", "an", "another" or "some" before it, with only its
+    describing words between ("a little spoken birthday message", "a short get-well message")."""
+    k, words = n - 1, 0
+    while k >= 0 and words < 4:
+        u = toks[k]
+        if u.lower in _NEW:
+            return True
+        hyphened = u.text == "-" or k + 1 < n and toks[k + 1].text == "-" or k > 0 and toks[k - 1].text == "-"
+        if not (hyphened or u.pos in ("ADJ", "ADV", "NOUN", "PROPN") or u.tag == "VBN"):
+            return False
+        words += u.text != "-" and not (k > 0 and toks[k - 1].text == "-")
+        k -= 1
+    return False
+
+
 def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
     """The clause of the first speech step when no step in it or before it reads or makes words
     for it to speak, else None."""
@@ -177,11 +193,40 @@ def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
 
 
 _NEW = {"a", "an", "another", "some"}
-#: Verbs that hand the user something new to hear ("give me a pep talk out loud"): what they give
-#: is made, whatever it is called
-_GIVING = {"give", "offer"}
+#: Verbs that hand the user something new to hear ("give me a pep talk out loud", "make him a
+#: little spoken birthday message"): what they give is made, whatever it is called, unless its
+#: name is of the sound itself (``_SOUNDS``: "make an audio version")
+_GIVING = {"give", "offer", "make", "create", "record", "prepare", "compose", "want", "need"}
+#: ... of which these only when the thing is asked for as sound ("I need a spoken reminder", not "I
+#: need a name for my goldfish, say it out loud": a wish the chat answers)
+_WISHING = {"want", "need"}
+_HEARD_AS = {"spoken", "audio", "voice", "recorded", "sound"}
+_SOUNDS = {"version", "file", "recording", "clip", "track", "copy", "audio", "voice", "sound", "mp3", "reading", "voiceover", "readout"}
 #: "something nice", "anything funny": words not given, to be made up
 _SOME_THING = {"something", "anything"}
+#: Things named only as messages, which say nothing of what they say
+_CARRIERS = {"memo", "note", "message", "msg", "voicemail"}
+#: Words that size a thing or name its sound, not what it says ("a short audio memo")
+_NOT_WHAT = {"short", "quick", "little", "brief", "small", "new", "long"} | _HEARD_AS
+#: Words after a thing that say what it says ("a message for my mum", "a voice note wishing Tom luck")
+_ABOUT = {"for", "about", "to", "wishing", "telling", "congratulating", "thanking", "asking", "reminding", "inviting"}
+
+
+def _says_what_about(toks: list, n: int) -> bool:
+    """The new thing at ``n`` says what it is ("a meditation", "an excuse"), or, named only as a
+    message (``_CARRIERS``), comes with what it is to say: a word before it naming its kind or mood
+    ("a birthday message", "a funny voice note") or words after it ("a voice note for my team", "...
+    wishing Tom luck"). Not a bare "record an audio memo" (one the user records), nor one whose
+    words the request says in a clause of its own ("a voice note that sounds as cheerful as I feel":
+    speech says them)."""
+    if toks[n].lemma not in _CARRIERS:
+        return True
+    k = n - 1
+    while k >= 0 and toks[k].lower not in _NEW:
+        if toks[k].lower not in _NOT_WHAT and toks[k].text != "-" and toks[k].pos in ("ADJ", "NOUN", "PROPN", "VERB"):
+            return True
+        k -= 1
+    return any(u.lower in _ABOUT for u in toks[n + 1:n + 3])
 
 
 def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: RequestReading,
@@ -201,13 +246,14 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
         for n, t in enumerate(toks):
             if t.lower in _SOME_THING and n + 1 < len(toks) and toks[n + 1].pos == "ADJ":
                 return [(c, m.labels.index(writer), writer)]  # "say something nice to me": made up first
-            if t.pos == "NOUN" and (t.lemma in WRITINGS or t.dep == "dobj" and any(
-                    u.pos == "VERB" and u.lemma in _GIVING for u in toks[:n]) and not any(
-                    u.lower in ("saying", "says") for u in toks[n:])):  # "give me a voice note saying hi": its words
-                before = toks[max(0, n - 3):n]
-                det = next((k for k in range(len(before) - 1, -1, -1) if before[k].lower in _NEW), None)
-                if det is not None and all(u.pos in ("ADJ", "ADV", "NOUN", "PROPN") for u in before[det + 1:]):
-                    return [(c, m.labels.index(writer), writer)]
+            if t.pos != "NOUN" or not _new_thing(toks, n):
+                continue
+            g = next((k for k in range(n) if toks[k].pos == "VERB" and toks[k].lemma in _GIVING), None)
+            given_to_hear = (g is not None and t.dep in ("dobj", "ccomp", "oprd") and t.lemma not in _SOUNDS | RESULT_NAMES
+                             and (toks[g].lemma not in _WISHING or any(u.lower in _HEARD_AS for u in toks))
+                             and not any(u.lower in ("saying", "says") or u.text == ":" for u in toks[n:]))  # "a voice note saying hi": its words
+            if t.lemma in WRITINGS or given_to_hear and _says_what_about(toks, n):
+                return [(c, m.labels.index(writer), writer)]
     return []
 
 

@@ -34,7 +34,7 @@ from .self_repairs import as_meant
 from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
-from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file,
+from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file, original_words,
                          statement_spoken, step_part, table_file, table_files, text_file_pointed, topic_files_before, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
@@ -474,7 +474,7 @@ class OfflinePlanner:
             return "defer"  # "read me the Spanish version of the sign ... get the text off it and translate it"
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := given_words(st)):
+        if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := original_words(st, d.task == "text-to-speech")):
             # "rewrite it politely, and tell me whether the original is negative": the words given
             # (a comparison reads the result first and the original as its second text)
             return given
@@ -586,7 +586,7 @@ class OfflinePlanner:
 
     def _second_text(self, d: Detection, st: PlanState, clause: Span, first: str) -> str | None:
         r = st.reading
-        if means_original(step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := given_words(st)):
+        if means_original(step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := original_words(st)):
             return given  # "compare the summary with the original": the words given, though a step read them
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:

@@ -69,6 +69,22 @@ def given_words(st: PlanState) -> str | None:
     return next(iter(text_files(st)), None)
 
 
+#: Steps whose text is the words they read, changed: what they read is "the original"
+_REWRITES = frozenset({"translation", "summarization", "text2text-generation"})
+
+
+def original_words(st: PlanState, rewritten: bool = True) -> str | None:
+    """The words before a step changed them, for "the original": the text the request came with,
+    else, where ``rewritten`` allows, the text the latest rewriting step read ("get the sign's
+    text, translate it to English, and read the original Greek aloud": the text read off the photo)."""
+    given = given_words(st)
+    if given is not None or not rewritten:
+        return given
+    prod = st.producer("text")
+    src = prod.args.get("text") if prod is not None and prod.task in _REWRITES else None
+    return src if isinstance(src, str) and src.startswith("<GENERATED>") else None
+
+
 def text_files(st: PlanState) -> list[str]:
     """The text files given that are not tables."""
     return [f for f in given_files("text", st) if not f.lower().endswith(TABLE_EXTS)]

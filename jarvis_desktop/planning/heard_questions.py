@@ -1,0 +1,188 @@
+"""Questions about what a recording says, answered from its transcript, and questions about a
+document asked after it was translated, answered from the translation.
+
+No step answers a question straight from sound, so one asked about the words of a recording the
+plan transcribes ("transcribe the voicemail and tell me when the meeting starts", "they talk so
+quick. what time is my appointment?") is question answering over the transcript. The classifier
+reads such a clause as the transcription again (the recording is what it is about), which leaves
+the question without a step of its own; these read the clause's grammar instead: a question put
+directly (with its mark, or dictated without it), or indirectly as the object of a verb of telling
+or knowing, that names something besides the recording itself.
+"""
+
+from __future__ import annotations
+
+from .detect import QUESTION_START_RE
+from .given_text import ANSWERING_FILES
+from .step_labels import media_output
+from .step_words import asks_a_choice
+from .stepmodel import StepModel
+
+TRANSCRIBE, ANSWER = "automatic-speech-recognition", "question-answering"
+#: Steps that answer a question of their own kind about the words or the sound ("is the caller mad?
+#: transcribe + check the sentiment", "tell me whether what they said matches"): with one planned,
+#: the question is that step's
+_JUDGES = frozenset({"text-classification", "token-classification", "sentence-similarity", "audio-classification"})
+
+#: Verbs (and adjectives) that take a question as their object: "tell me when it starts",
+#: "I wonder whether", "find out who called", "not sure if" (not "ask": "ask her when she's
+#: coming" is a question to put to someone, not one the recording answers)
+_ASKING_INDIRECTLY = frozenset("tell know wonder find figure work make check see explain guess determine understand learn remember curious sure".split())
+#: Words between such a verb and its question: "tell me when", "find out who", "make out which"
+_BETWEEN = frozenset("me us him her them out".split())
+#: The words of a phrase saying where the answer is to be found: "from this call", "in the letter"
+_WHERE_FROM = frozenset({"prep", "pobj", "det", "amod", "compound", "poss", "prt", "case"})
+#: "What" asked of saying asks for the words themselves, the transcript ("tell me what they
+#: said"), not for an answer found in them ("what time did she say?", "which train does he say to
+#: take" are answered from the words)
+_SAYING = frozenset("say tell mention talk speak discuss ask mean".split())
+#: What a question names when it asks what the recording itself is or holds, or how long the work
+#: takes ("what's in this recording?", "who is this?", "what are the lyrics?", "what's the main
+#: point?", "how long will this take?"): nothing to answer from the words, or a step of its own
+_THE_RECORDING = frozenset(("recording record audio clip message voicemail memo note call file track podcast episode song be do "
+                            "lyric lyrics word words content contents transcript transcription text quality topic point main key gist "
+                            "summary full exact go take long up s").split())
+#: Words that only point at the recording or say where in it ("what's in this?", "what's it about?")
+_POINTERS = frozenset("this that it these those about in on of inside there".split())
+#: A question about how a voice comes across ("does he sound mad?", "what's her tone") asks for a
+#: judgement of the sound, not for something said (nor one of how someone looks, of a picture)
+_HEARD = frozenset("sound seem feel look tone mood voice accent language speaker singer sing music background clear noise loud quiet".split())
+#: Words that open a clause before its question: "and when does it start?"
+_OPENERS = frozenset("and then also so but ok okay oh please".split())
+#: A request put as a question ("can you ...?", "could I get ...?"), not one about the recording
+_TO_YOU = frozenset("can could would will may".split())
+
+
+def _is_question_word(t) -> bool:
+    return t.tag in ("WP", "WRB", "WP$") or t.tag == "WDT" and t.lower != "that" or t.lower == "whether"
+
+
+def indirect_question(toks: list) -> int | None:
+    """Where the question put indirectly in a clause begins ("tell me | when the shop opens", "work
+    out from this call | who has the dog"), or None.
+
+    The question word follows a verb of telling or knowing, directly or after its objects; after
+    a noun it opens a relative clause ("the call where he mentions it") unless the parser made its
+    verb the asking verb's complement. Not a yes-no question the user says they cannot answer ("I
+    can't tell if he wants me to come": the reason for asking, which the words themselves answer),
+    nor advice asked for ("need to know who to call": what to do, not what was said)."""
+    for k, t in enumerate(toks):
+        if k == 0 or not (_is_question_word(t) or t.lower == "if"):
+            continue
+        j = k - 1
+        while j > 0 and toks[j].lower in _BETWEEN:
+            j -= 1
+        if toks[j].lemma not in _ASKING_INDIRECTLY or toks[j].lemma == "make" and toks[j + 1].lower != "out":
+            # "work out from this call | which of us has the dog": only the verb's particle and a
+            # phrase saying where from come between, so the question is what the verb asks
+            j = next((i for i in range(k - 2, max(-1, k - 8), -1) if toks[i].lemma in _ASKING_INDIRECTLY), None)
+            if j is None or toks[j].pos != "VERB" or not all(u.lower in _BETWEEN or u.dep in _WHERE_FROM for u in toks[j + 1:k]):
+                continue
+        if t.lower == "if" and toks[j].lemma in ("find", "figure", "work", "determine", "make"):
+            continue
+        negated = any(u.dep == "neg" or u.lower in ("not", "n't", "never") for u in toks[max(0, j - 3):j])
+        if not (negated and t.lower in ("if", "whether")) and not (k + 1 < len(toks) and toks[k + 1].lower == "to"):
+            return k
+    return None
+
+
+def direct_question(toks: list) -> int | None:
+    """Where a question asked directly begins in a clause: at its start, or after a lead-in set off
+    by a comma or dash ("ugh she talks so fast, where's the bbq?"); marked with "?", or dictated
+    without it (``_asks_unmarked``)."""
+    marked = any(t.text == "?" for t in toks)
+    starts = [0] + [k + 1 for k, t in enumerate(toks[:-1]) if t.text in (",", "-", "\u2013", "\u2014", ":", "...")]
+    for k in starts:
+        lead = k
+        while lead < len(toks) and toks[lead].lower in _OPENERS:
+            lead += 1
+        if lead < len(toks) and QUESTION_START_RE.match(toks[lead].text) and (marked or _asks_unmarked(toks, lead)):
+            return lead
+    return None
+
+
+def _asks_unmarked(toks: list, k: int) -> bool:
+    """A question dictated without its mark ("when is the exam", "which gate does she say"): a
+    question word first, then a verb, or a noun and then a verb; not a clause the word opens as a
+    thing ("what I need is ...")."""
+    if not _is_question_word(toks[k]):
+        return False
+    rest = [t for t in toks[k + 1:k + 4] if t.pos != "ADJ"]
+    return bool(rest) and (rest[0].pos in ("AUX", "VERB") or rest[0].pos == "NOUN" and len(rest) > 1 and rest[1].pos in ("AUX", "VERB"))
+
+
+def content_question(toks: list) -> bool:
+    """Whether the clause asks something about the content of what it is about, directly ("what
+    time is my appointment?") or indirectly ("tell me when the meeting starts"), and not what was
+    said ("tell me what they said": the words themselves) nor what the thing is ("what's this
+    about?"): the question names something besides the recording."""
+    words = [t for t in toks if any(ch.isalnum() for ch in t.text)]
+    while words and words[0].lower in _OPENERS:
+        words = words[1:]
+    if not words:
+        return False
+    start = indirect_question(words)
+    if start is None:
+        start = direct_question(toks)
+        if start is None:
+            return False
+        words = [t for t in toks[start:] if any(ch.isalnum() for ch in t.text)]
+        if words[0].lower in _TO_YOU:
+            return False
+        start = 0
+    asked = words[start:]
+    what_said = asked[0].lower == "what" and len(asked) > 1 and asked[1].pos != "NOUN" and any(
+        t.lemma in _SAYING or t.lower in ("saying", "said", "says") for t in asked)  # ("the guy's saying", read as a noun)
+    about = [t for t in asked[1:] if t.lemma not in _THE_RECORDING and t.lower not in _POINTERS and t.pos not in ("AUX", "DET", "PART")]
+    to_you = any(t.lower in ("you", "your", "u", "ya", "yourself") for t in asked)  # "what do you think?", "how was your weekend?"
+    how_to = asked[0].lower == "how" and len(asked) > 2 and asked[1].lemma in ("do", "can", "should") and asked[2].lower in ("i", "we")
+    return (bool(about) and not what_said and not to_you and not how_to and not any(t.lemma in _HEARD for t in asked)
+            and not asks_a_choice(asked))
+
+
+def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, m: StepModel, seg,
+                             given: list[str]) -> list[tuple[int, int, str]]:
+    """``found`` with a question-answering step (over a transcript) for the first content question
+    asked of a recording: one transcribed or given, with no picture given or made to ask about and
+    no step planned that judges the words or the sound (``_JUDGES``).
+
+    The question's clause may hold no step, the transcription itself ("which of the clients on this
+    call agreed to the new price?"), or a step that answers from a picture, which a recording
+    cannot feed; the model must read the clause as about the recording or as a question (its
+    likeliest step transcribes or answers). The transcription is added where none was planned."""
+    if ANSWER not in m.labels or TRANSCRIBE not in m.labels or any(label == ANSWER or label in _JUDGES for _, _, label in found):
+        return found
+    t, a = m.labels.index(TRANSCRIBE), m.labels.index(ANSWER)
+    transcribed = any(j == t for _, j, _ in found)
+    if not (transcribed or "audio" in given) or "image" in given or any(media_output(label) == "image" for _, _, label in found):
+        return found  # with a picture given or made, a question may be asked of the picture
+    readers = {t, a} | {m.labels.index(x) for x in ANSWERING_FILES if x in m.labels}
+    for k, v in enumerate(views):
+        here = {j for i, j, _ in found if i == k}
+        if here <= readers and int(P[k].argmax()) in readers and content_question(seg.tokens_in(v.span)):
+            kept = [f for f in found if f[0] != k or f[1] == t]  # a picture's answerer has no picture
+            return kept + ([] if transcribed else [(k, t, TRANSCRIBE)]) + [(k, a, ANSWER)]
+    return found
+
+
+def questions_on_translations(found: list[tuple[int, int, str]], P, views: list, m: StepModel, seg,
+                              given: list[str]) -> list[tuple[int, int, str]]:
+    """A question asked of a document's words after they were translated ("translate this letter
+    into English and then tell me by which date I have to reply") is answered from the
+    translation, the text the user can read, not from the document in its own language: the
+    question's clause holds no step or one that answers from the document, and the model reads it
+    as a question of words rather than of the scene (a question about what a photo shows still
+    asks the photo)."""
+    if ANSWER not in m.labels or not ("image" in given or any(label == "image-to-text" for _, _, label in found)):
+        return found
+    first = min((i for i, _, label in found if label == "translation"), default=None)
+    if first is None:
+        return found
+    a = m.labels.index(ANSWER)
+    asking = [m.labels.index(x) for x in (ANSWER, "document-question-answering", "visual-question-answering") if x in m.labels]
+    for k in range(first + 1, len(views)):
+        here = {label for i, _, label in found if i == k}
+        of_words = m.labels[max(asking, key=lambda j: P[k, j])] != "visual-question-answering"
+        if here <= {"document-question-answering"} and of_words and content_question(seg.tokens_in(views[k].span)):
+            return [f for f in found if f[0] != k] + [(k, a, ANSWER)]
+    return found
