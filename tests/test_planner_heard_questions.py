@@ -156,3 +156,45 @@ def test_words_given_after_a_colon_are_spoken_not_written(planner):
 def test_an_audio_description_of_a_picture_reads_the_picture(planner, tmp_path):
     tasks = tasks_of(planner.plan("I'd like an audio description of this picture", attach(tmp_path, "view.jpg")))
     assert "text-generation" not in tasks and "text-to-speech" in tasks
+
+
+@pytest.mark.parametrize("request_text", [
+    "who is the woman speaking in this one?",   # the voice, not something said
+    "what's the bitrate of this file?",         # the file itself
+    "tell him when the bus leaves",             # a message to pass on
+    "what day is it today",                     # asked of the assistant
+])
+def test_more_questions_not_answered_from_the_recording(planner, tmp_path, request_text):
+    assert "question-answering" not in tasks_of(planner.plan(request_text, attach(tmp_path, "clip.m4a")))
+
+
+def test_a_question_about_a_recording_with_two_attached_keeps_both_transcripts(planner, tmp_path):
+    tasks = tasks_of(planner.plan("when is the match according to these two", attach(tmp_path, "a.m4a", "b.m4a")))
+    assert tasks.count("automatic-speech-recognition") == 2
+
+
+def test_the_original_after_a_chain_of_rewrites_is_the_first_text(planner, tmp_path):
+    check = planner.plan("read the flyer, translate it into English, shorten it and read me the original", attach(tmp_path, "flyer.jpg"))
+    speech = next(t for t in check.plan.tasks if t.task == "text-to-speech")
+    reader = next(t for t in check.plan.tasks if t.task == "image-to-text")
+    assert speech.args["text"] == f"<GENERATED>-{reader.id}"
+
+
+@pytest.mark.parametrize("request_text, name, empty", [
+    ("print these two in colour", "a.jpg", True),        # a printer's setting: still a chore
+    ("save it, when does it expire", "permit.jpg", False),  # a question beside the chore
+    ("share it with a short poem", "sunset.jpg", False),    # something made to go with it
+])
+def test_chores_beside_questions_and_additions(planner, tmp_path, request_text, name, empty):
+    names = (name, "b.jpg") if request_text.startswith("print these") else (name,)
+    check = planner.plan(request_text, attach(tmp_path, *names))
+    assert (check.plan is None or not check.plan.tasks) == empty
+
+
+def test_a_message_about_a_picture_reads_the_picture(planner, tmp_path):
+    tasks = tasks_of(planner.plan("make a voice message for dad about this picture", attach(tmp_path, "garden.jpg")))
+    assert "text-generation" not in tasks
+
+
+def test_words_given_after_a_dash_are_spoken_not_written(planner):
+    assert tasks_of(planner.plan("make a voice note - call the vet", [])) == ["text-to-speech"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .result_refs import RESULT_NAMES
+from .detect import QUESTION_START_RE
+from .result_refs import RESULT_NAMES, is_language
 
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
 #: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
@@ -127,8 +128,9 @@ def tells_what_happened(toks) -> bool:
 
 #: What is done to files as files, by the desktop and not by a model: packing, opening in an
 #: application, moving, printing, sending them on, keeping them
-_FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup",
-                "forward", "send", "save", "share"}
+_FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup"}
+#: ... and sending them on or keeping them, which may also ask for a new form ("send it in French")
+_SENDING = {"forward", "send", "save", "share"}
 #: ... or making them into a container ("put these into a zip", "merge them into one pdf")
 _CONTAINERS = {"zip", "folder", "archive", "pdf"}
 #: Words that point at the files as a whole ("these", "both of them", "the files")
@@ -140,7 +142,7 @@ _THE_FILE = {"this", "it", "one"}
 _WHERE_OR_WHEN = {"to", "with", "for", "on", "in", "into", "onto", "at", "via", "over", "of", "before", "after", "by", "tonight",
                   "today", "tomorrow", "now", "later", "asap", "please", "pls", "thanks", "again", "too", "also", "right", "away"}
 #: Nouns that say what form a file is to take ("as text", "in higher resolution", "anime style")
-_FORMS = {"text", "word", "writing", "written", "audio", "voice", "speech", "sound", "style", "color", "colour", "resolution", "quality",
+_FORMS = {"subtitle", "lyric", "caption", "title", "correction", "text", "word", "writing", "written", "audio", "voice", "speech", "sound", "style", "color", "colour", "resolution", "quality",
           "version", "form", "format", "note", "detail", "background", "noise", "grammar", "bullet", "point", "summary"}
 #: A question about the files themselves, not what they hold ("how big are these files", "the file sizes")
 _FILE_FACTS_RE = re.compile(r"\bhow (?:big|large|heavy) (?:is|are) (?:the|these|those|this|my|both|all)?\s*(?:\w+\s+)?(?:files?|attachments?)\b"
@@ -159,11 +161,23 @@ def only_file_chores(text: str, toks) -> bool:
     if _FILE_FACTS_RE.search(text):
         return True
     verbs = [k for k, t in enumerate(toks) if (t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")
-                                               or k == 0 and t.lower in _FILE_CHORES)  # "forward this one", tagged an adverb
+                                               or k == 0 and t.lower in _FILE_CHORES | _SENDING)  # "forward this one", tagged an adverb
              and not any(u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in toks[max(0, k - 3):k])]  # "she'll love it"
-    chores = [k for k in verbs if (toks[k].lemma in _FILE_CHORES or toks[k].lower in _FILE_CHORES or toks[k].lemma in ("put", "merge", "pack", "turn")
-              and any(u.lower in _CONTAINERS for u in toks[k:])) and _sent_as_is(toks, k)]
+    chores = [k for k in verbs if _is_chore(toks[k]) and (toks[k].lemma not in _SENDING and any(u.lower in _THE_FILES for u in toks[k + 1:k + 4])
+                                                           or _sent_as_is(toks, k))
+              or toks[k].lemma in ("put", "merge", "pack", "turn") and any(u.lower in _CONTAINERS for u in toks[k:]) and any(
+                  u.lower in _THE_FILES for u in toks[k + 1:k + 4])]
     return bool(chores) and len(chores) == len(verbs)
+
+
+def _is_chore(t) -> bool:
+    return t.lemma in _FILE_CHORES or t.lemma in _SENDING or t.lower in _FILE_CHORES | _SENDING
+
+
+def _whose_or_where(t) -> bool:
+    """The word after "in" or "with" opens a place or a person ("in my documents folder", "in Slack",
+    "in accounting", "with the team", "with Sam", "with everyone")."""
+    return t.lower in ("my", "our", "your", "his", "her", "their", "the", "this", "that") or t.pos in ("PROPN", "PRON") or t.tag == "VBG"
 
 
 def _names_a_place(toks, n: int) -> bool:
@@ -183,8 +197,6 @@ def _sent_as_is(toks, k: int) -> bool:
     "save it on my desktop as bio 101"), then only a remark about someone ("..., she'll love it").
     Not where a form, a change or another step is asked ("send it in French", "save it as text",
     "share it blurred", "open this and read it to me", "send it. is he angry?")."""
-    from .result_refs import is_language
-
     p = next((n for n in range(k + 1, min(k + 4, len(toks))) if toks[n].lower in _THE_FILES | _THE_FILE), None)
     if p is None or any(t.text == "?" for t in toks[k:]):
         return False
@@ -196,12 +208,16 @@ def _sent_as_is(toks, k: int) -> bool:
         if t.lower == "as":  # a name (with a number or a capital), or a container: not a form ("as text")
             if not any(u.pos in ("NUM", "PROPN") or u.lower in _CONTAINERS for u in toks[n + 1:n + 4]):
                 return False
+        elif t.lower in ("in", "with") and n + 1 < len(toks) and not _whose_or_where(toks[n + 1]):
+            return False  # "in grayscale", "in a formal way", "with a poem", "with subtitles": a form or an addition
         elif not (t.lower in _WHERE_OR_WHEN or t.pos in ("DET", "PRON", "NUM", "PART") or _names_a_place(toks, n) and not is_language(t.text)):
             return False
         n += 1
     rest = toks[n:]
     if rest and rest[0].lower in ("and", "but", "then", "so"):  # another chore may follow, not another step
         nxt = next((u for u in rest[1:] if u.lower not in ("then", "also", "please")), None)
-        return nxt is not None and (nxt.lemma in _FILE_CHORES or nxt.lower in _FILE_CHORES)
-    return all(u.pos == "PUNCT" or u.lower in _WHERE_OR_WHEN for u in rest) or any(
-        u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in rest)
+        return nxt is not None and _is_chore(nxt)
+    said = [u for u in rest if u.pos != "PUNCT"]
+    if said and QUESTION_START_RE.match(said[0].text):
+        return False  # "save this, when is it due": a question asked beside it
+    return all(u.lower in _WHERE_OR_WHEN for u in said) or any(u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in said)

@@ -41,12 +41,23 @@ _SAYING = frozenset("say tell mention talk speak discuss ask mean".split())
 #: point?", "how long will this take?"): nothing to answer from the words, or a step of its own
 _THE_RECORDING = frozenset(("recording record audio clip message voicemail memo note call file track podcast episode song be do "
                             "lyric lyrics word words content contents transcript transcription text quality topic point main key gist "
-                            "summary full exact go take long up s").split())
+                            "summary full exact go take long up s possible "
+                            # ... or what the file or track is: its format, size, length, who made it
+                            "app bitrate bpm format rate size device duration length tempo artist album band genre release "
+                            "producer produce movie program play open big good best transcribe ready done cost "
+                            "conversation story discussion lecture chat").split())
+#: Words of the time now ("what time is it", "what day is it today"): asked of the assistant
+_NOW = frozenset("time day date year today now week month".split())
 #: Words that only point at the recording or say where in it ("what's in this?", "what's it about?")
 _POINTERS = frozenset("this that it these those about in on of inside there".split())
 #: A question about how a voice comes across ("does he sound mad?", "what's her tone") asks for a
 #: judgement of the sound, not for something said (nor one of how someone looks, of a picture)
-_HEARD = frozenset("sound seem feel look tone mood voice accent language speaker singer sing music background clear noise loud quiet".split())
+_HEARD = frozenset("sound seem feel look tone mood voice accent language speaker singer sing music background clear noise loud quiet "
+                   "narrator".split())
+#: Words that ask for the wording itself ("what words does she use", "what places does he mention"): the transcript, or the names in it
+_WORDING = frozenset("word words quote phrase wording".split())
+#: Marks that end a question's own words ("which day they moved me to, can you figure it out")
+_ENDS = frozenset({",", ";", "?", "!", ".", ":", "-", "\u2013", "\u2014"})
 #: Words that open a clause before its question: "and when does it start?"
 _OPENERS = frozenset("and then also so but ok okay oh please".split())
 #: A request put as a question ("can you ...?", "could I get ...?"), not one about the recording
@@ -72,6 +83,8 @@ def indirect_question(toks: list) -> int | None:
         j = k - 1
         while j > 0 and toks[j].lower in _BETWEEN:
             j -= 1
+        if toks[j].lemma == "tell" and any(u.lower in ("him", "her", "them") for u in toks[j + 1:k]):
+            continue  # "tell her when I'm coming": a message to pass on
         if toks[j].lemma not in _ASKING_INDIRECTLY or toks[j].lemma == "make" and toks[j + 1].lower != "out":
             # "work out from this call | which of us has the dog": only the verb's particle and a
             # phrase saying where from come between, so the question is what the verb asks
@@ -96,8 +109,8 @@ def direct_question(toks: list) -> int | None:
         lead = k
         while lead < len(toks) and toks[lead].lower in _OPENERS:
             lead += 1
-        if lead < len(toks) and QUESTION_START_RE.match(toks[lead].text) and (marked or _asks_unmarked(toks, lead)):
-            return lead
+        if lead < len(toks) and QUESTION_START_RE.match(toks[lead].text) and (marked or k == 0 and _asks_unmarked(toks, lead)):
+            return lead  # (unmarked only at the start: after a comma, "the recording, which runs to ...")
     return None
 
 
@@ -116,35 +129,35 @@ def content_question(toks: list) -> bool:
     time is my appointment?") or indirectly ("tell me when the meeting starts"), and not what was
     said ("tell me what they said": the words themselves) nor what the thing is ("what's this
     about?"): the question names something besides the recording."""
-    words = [t for t in toks if any(ch.isalnum() for ch in t.text)]
-    while words and words[0].lower in _OPENERS:
-        words = words[1:]
-    if not words:
-        return False
-    start = indirect_question(words)
+    start = indirect_question(toks)
     if start is None:
         start = direct_question(toks)
-        if start is None:
+        if start is None or toks[start].lower in _TO_YOU:
             return False
-        words = [t for t in toks[start:] if any(ch.isalnum() for ch in t.text)]
-        if words[0].lower in _TO_YOU:
-            return False
-        start = 0
-    asked = words[start:]
+    end = next((k for k in range(start + 1, len(toks)) if toks[k].text in _ENDS), len(toks))
+    asked = [t for t in toks[start:end] if any(ch.isalnum() for ch in t.text)]  # the question's own words
     what_said = asked[0].lower == "what" and len(asked) > 1 and asked[1].pos != "NOUN" and any(
         t.lemma in _SAYING or t.lower in ("saying", "said", "says") for t in asked)  # ("the guy's saying", read as a noun)
-    about = [t for t in asked[1:] if t.lemma not in _THE_RECORDING and t.lower not in _POINTERS and t.pos not in ("AUX", "DET", "PART")]
+    about = [t for t in asked[1:] if t.lemma not in _THE_RECORDING | _NOW and t.lower not in _POINTERS and t.pos in ("NOUN", "PROPN", "VERB", "ADJ", "NUM", "PRON")]
     to_you = any(t.lower in ("you", "your", "u", "ya", "yourself") for t in asked)  # "what do you think?", "how was your weekend?"
-    how_to = asked[0].lower == "how" and len(asked) > 2 and asked[1].lemma in ("do", "can", "should") and asked[2].lower in ("i", "we")
-    return (bool(about) and not what_said and not to_you and not how_to and not any(t.lemma in _HEARD for t in asked)
-            and not asks_a_choice(asked))
+    advice = len(asked) > 3 and asked[1].lemma in ("do", "can", "should") and asked[2].lower in ("i", "we") and (
+        asked[0].lower == "how" or asked[0].lower == "who" or asked[0].lower == "what" and asked[3].lemma == "do")  # "what should I do?"
+    sender = asked[0].lower == "who" and asked[-1].lower == "from"  # "who is the message from?"
+    speaker = asked[0].lower == "who" and not sender and asked[-1].pos != "ADP" and (
+        any(t.lemma in ("speak", "talk", "sing", "narrate") for t in asked)
+        or len(asked) > 2 and asked[1].lemma == "be" and asked[2].lower in ("this", "that"))
+    # ("who is the man speaking", "who's this guy": the voice; not "who she is talking about")
+    wording = any(t.lower in _WORDING for t in asked) or asked[0].lower in ("what", "which") and any(t.lemma == "mention" for t in asked)
+    return ((bool(about) or sender) and not what_said and not to_you and not advice and not speaker and not wording
+            and not any(t.lemma in _HEARD for t in asked) and not asks_a_choice(asked))
 
 
 def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, m: StepModel, seg,
-                             given: list[str]) -> list[tuple[int, int, str]]:
+                             attached: list[str]) -> list[tuple[int, int, str]]:
     """``found`` with a question-answering step (over a transcript) for the first content question
-    asked of a recording: one transcribed or given, with no picture given or made to ask about and
-    no step planned that judges the words or the sound (``_JUDGES``).
+    asked of a recording: the one recording ``attached`` (the kinds of the files given), with no
+    picture given or made to ask about and no step planned that judges the words or the sound
+    (``_JUDGES``).
 
     The question's clause may hold no step, the transcription itself ("which of the clients on this
     call agreed to the new price?"), or a step that answers from a picture, which a recording
@@ -154,8 +167,8 @@ def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, 
         return found
     t, a = m.labels.index(TRANSCRIBE), m.labels.index(ANSWER)
     transcribed = any(j == t for _, j, _ in found)
-    if not (transcribed or "audio" in given) or "image" in given or any(media_output(label) == "image" for _, _, label in found):
-        return found  # with a picture given or made, a question may be asked of the picture
+    if attached.count("audio") != 1 or "image" in attached or any(media_output(label) == "image" for _, _, label in found):
+        return found  # with a picture given or made, a question may be asked of the picture; with two recordings, of both
     readers = {t, a} | {m.labels.index(x) for x in ANSWERING_FILES if x in m.labels}
     for k, v in enumerate(views):
         here = {j for i, j, _ in found if i == k}
@@ -165,19 +178,26 @@ def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, 
     return found
 
 
+def _commands(toks: list) -> bool:
+    """The clause asks for something: a verb in its base form with no subject of its own but "you"
+    ("translate this letter", "would you please put it into English"), not "they must understand it"."""
+    return any(t.pos == "VERB" and t.tag == "VB" and not any(u.dep == "nsubj" and u.lower not in ("you", "u") for u in toks[max(0, k - 3):k])
+               for k, t in enumerate(toks))
+
+
 def questions_on_translations(found: list[tuple[int, int, str]], P, views: list, m: StepModel, seg,
-                              given: list[str]) -> list[tuple[int, int, str]]:
+                              attached: list[str]) -> list[tuple[int, int, str]]:
     """A question asked of a document's words after they were translated ("translate this letter
     into English and then tell me by which date I have to reply") is answered from the
     translation, the text the user can read, not from the document in its own language: the
     question's clause holds no step or one that answers from the document, and the model reads it
     as a question of words rather than of the scene (a question about what a photo shows still
     asks the photo)."""
-    if ANSWER not in m.labels or not ("image" in given or any(label == "image-to-text" for _, _, label in found)):
+    if ANSWER not in m.labels or not ("image" in attached or any(label == "image-to-text" for _, _, label in found)):
         return found
     first = min((i for i, _, label in found if label == "translation"), default=None)
-    if first is None:
-        return found
+    if first is None or not _commands(seg.tokens_in(views[first].span)):
+        return found  # a translation only inferred ("it's in Japanese, what does it want from me?"): the question is why
     a = m.labels.index(ANSWER)
     asking = [m.labels.index(x) for x in (ANSWER, "document-question-answering", "visual-question-answering") if x in m.labels]
     for k in range(first + 1, len(views)):

@@ -175,7 +175,7 @@ def _new_thing(toks: list, n: int) -> bool:
         u = toks[k]
         if u.lower in _NEW:
             return True
-        hyphened = u.text == "-" or k + 1 < n and toks[k + 1].text == "-" or k > 0 and toks[k - 1].text == "-"
+        hyphened = _in_word_dash(toks, k) or k + 1 < n and _in_word_dash(toks, k + 1) or k > 0 and _in_word_dash(toks, k - 1)
         if not (hyphened or u.pos in ("ADJ", "ADV", "NOUN", "PROPN") or u.tag == "VBN"):
             return False
         words += u.text != "-" and not (k > 0 and toks[k - 1].text == "-")
@@ -210,6 +210,18 @@ _CARRIERS = {"memo", "note", "message", "msg", "voicemail"}
 _NOT_WHAT = {"short", "quick", "little", "brief", "small", "new", "long"} | _HEARD_AS
 #: Words after a thing that say what it says ("a message for my mum", "a voice note wishing Tom luck")
 _ABOUT = {"for", "about", "to", "wishing", "telling", "congratulating", "thanking", "asking", "reminding", "inviting"}
+
+
+def _in_word_dash(toks: list, i: int) -> bool:
+    """A hyphen inside a word ("get-well"), touching the words on both sides."""
+    t = toks[i]
+    return t.text == "-" and 0 < i < len(toks) - 1 and toks[i - 1].start + len(toks[i - 1].text) == t.start == toks[i + 1].start - 1
+
+
+def _spaced_dash(toks: list, i: int) -> bool:
+    """A dash set off by spaces ("a voice note - buy milk"), not one inside a word ("get-well")."""
+    t = toks[i]
+    return t.text in ("-", "\u2013", "\u2014") and i > 0 and toks[i - 1].start + len(toks[i - 1].text) < t.start
 
 
 def _says_what_about(toks: list, n: int) -> bool:
@@ -250,8 +262,10 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
                 continue
             g = next((k for k in range(n) if toks[k].pos == "VERB" and toks[k].lemma in _GIVING), None)
             given_to_hear = (g is not None and t.dep in ("dobj", "ccomp", "oprd") and t.lemma not in _SOUNDS | RESULT_NAMES
+                             and not (attachments or reading.files)  # "a voice message for mom about this photo": the photo's words
                              and (toks[g].lemma not in _WISHING or any(u.lower in _HEARD_AS for u in toks))
-                             and not any(u.lower in ("saying", "says") or u.text == ":" for u in toks[n:]))  # "a voice note saying hi": its words
+                             and not any(u.lower in ("saying", "says") or u.text == ":" or _spaced_dash(toks, i) for i, u in enumerate(toks[n:], n)))
+            # ("a voice note saying hi", "a voice memo: buy milk", "a voice note - buy milk": its words)
             if t.lemma in WRITINGS or given_to_hear and _says_what_about(toks, n):
                 return [(c, m.labels.index(writer), writer)]
     return []

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..media import Attachment, kind_of
-from ..pipeline.plan import TABLE_EXTS
+from ..pipeline.plan import TABLE_EXTS, placeholder_ids
 from .detect import Detection
 from .extract import RequestReading, Span
 from .result_refs import RESULT_REF_RE
@@ -75,14 +75,20 @@ _REWRITES = frozenset({"translation", "summarization", "text2text-generation"})
 
 def original_words(st: PlanState, rewritten: bool = True) -> str | None:
     """The words before a step changed them, for "the original": the text the request came with,
-    else, where ``rewritten`` allows, the text the latest rewriting step read ("get the sign's
-    text, translate it to English, and read the original Greek aloud": the text read off the photo)."""
+    else, where ``rewritten`` allows, the text the first of the latest rewriting steps read ("get
+    the sign's text, translate it to English, summarise it, and read me the original": the text
+    read off the photo)."""
     given = given_words(st)
     if given is not None or not rewritten:
         return given
-    prod = st.producer("text")
-    src = prod.args.get("text") if prod is not None and prod.task in _REWRITES else None
-    return src if isinstance(src, str) and src.startswith("<GENERATED>") else None
+    node, src = st.producer("text"), None
+    while node is not None and node.task in _REWRITES:
+        refs = placeholder_ids(str(node.args.get("text", "")))
+        if not refs:
+            break
+        src = node.args["text"]
+        node = next((n for n in st.nodes if n.id == refs[0]), None)
+    return src
 
 
 def text_files(st: PlanState) -> list[str]:
