@@ -28,6 +28,7 @@ CONTEXT_SET = ROOT / "bench" / "data" / "dev_context.jsonl"
 CONTEXT_SET_2 = ROOT / "bench" / "data" / "dev_context_2.jsonl"
 NEEDS_SET = ROOT / "bench" / "data" / "dev_needs.jsonl"
 NEEDS_MORE_SET = ROOT / "bench" / "data" / "dev_needs_more.jsonl"
+INSIDE_SET = ROOT / "bench" / "data" / "dev_inside.jsonl"
 
 #: Recorded when the floor was set: 37/41 exact (90.2%), 2 empty, node F1 94.6, edge F1 95.2, spoken 5/5.
 FLOOR = {"exact_rate": 85.0, "empty_needed": 2, "node_f1": 90.0, "edge_f1": 90.0, "spoken_ok": 5}
@@ -159,9 +160,19 @@ def test_requests_that_state_a_need_stay_above_their_floor():
     s = _scores(NEEDS_SET)
     assert s.n == 40
     assert s.exact_rate >= 75.0 and s.empty_needed <= 2 and s.extra_on_chat == 0, (s.exact_rate, s.empty_needed, s.extra_on_chat)
-    s = _scores(NEEDS_MORE_SET)  # three more authors (298 requests), 205/298 before they were read: recorded 211/298 here, 12 empty
+    s = _scores(NEEDS_MORE_SET)  # three more authors (298 requests), 205/298 before they were read: recorded 217/298 here, 12 empty
     assert s.n == 298
-    assert s.exact_rate >= 68.0 and s.empty_needed <= 14, (s.exact_rate, s.empty_needed)
+    assert s.exact_rate >= 70.0 and s.empty_needed <= 14, (s.exact_rate, s.empty_needed)
+
+
+def test_questions_about_what_is_inside_a_file_stay_above_their_floor():
+    """Questions about what a recording or a translated document says, "the original", messages to
+    be heard, file chores (dev_inside.jsonl, 60 requests by an author who had not seen the planner,
+    43/60 before they were read, then read while building planning/heard_questions.py): recorded
+    54/60 exact, 2 empty where a task was needed, none planned for chat."""
+    s = _scores(INSIDE_SET)
+    assert s.n == 60
+    assert s.exact_rate >= 85.0 and s.empty_needed <= 3 and s.extra_on_chat == 0, (s.exact_rate, s.empty_needed, s.extra_on_chat)
 
 
 def test_corrections_and_declined_steps_stay_above_their_floor():

@@ -153,11 +153,12 @@ def content_question(toks: list) -> bool:
 
 
 def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, m: StepModel, seg,
-                             attached: list[str]) -> list[tuple[int, int, str]]:
+                             attached: list[str], bar: float) -> list[tuple[int, int, str]]:
     """``found`` with a question-answering step (over a transcript) for the first content question
     asked of a recording: the one recording ``attached`` (the kinds of the files given), with no
     picture given or made to ask about and no step planned that judges the words or the sound
-    (``_JUDGES``).
+    (``_JUDGES``), nor one the model half reads as such a step's (at ``bar``: "was the
+    discussion positive overall?", "which people are named in it?", whose step the linker adds).
 
     The question's clause may hold no step, the transcription itself ("which of the clients on this
     call agreed to the new price?"), or a step that answers from a picture, which a recording
@@ -170,9 +171,11 @@ def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, 
     if attached.count("audio") != 1 or "image" in attached or any(media_output(label) == "image" for _, _, label in found):
         return found  # with a picture given or made, a question may be asked of the picture; with two recordings, of both
     readers = {t, a} | {m.labels.index(x) for x in ANSWERING_FILES if x in m.labels}
+    judges = [m.labels.index(x) for x in _JUDGES if x in m.labels]
     for k, v in enumerate(views):
         here = {j for i, j, _ in found if i == k}
-        if here <= readers and int(P[k].argmax()) in readers and content_question(seg.tokens_in(v.span)):
+        if (here <= readers and int(P[k].argmax()) in readers and not any(P[k, j] >= bar for j in judges)
+                and content_question(seg.tokens_in(v.span))):
             kept = [f for f in found if f[0] != k or f[1] == t]  # a picture's answerer has no picture
             return kept + ([] if transcribed else [(k, t, TRANSCRIBE)]) + [(k, a, ANSWER)]
     return found

@@ -114,6 +114,7 @@ class LearnedDetector(Detector):
         P = self._read_without_quotes(P, views, reading)
         m = self.model
         given = given_kinds(reading, attachments)  # the kinds of the files given or named
+        attached = [a.kind for a in attachments]  # ... of those attached (not only named)
         answer_back = on_the_answer(reading, given, self.kb.language_name_re)  # a follow-up on the last answer
         if reading.subject and len(views) > 2 and len(reading.subject) > 400:
             # a pasted document: its sentences are the material, not steps; the instruction is
@@ -185,7 +186,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
-        found = questions_on_transcripts(found, P, views, m, seg, [a.kind for a in attachments])  # "transcribe it and tell me when we meet"
+        found = questions_on_transcripts(found, P, views, m, seg, attached, m.threshold * CLAUSE_SHARE)  # "tell me when we meet"
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
@@ -233,7 +234,7 @@ class LearnedDetector(Detector):
                                            told)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
         found = words_read_off(found, views, m.labels, given)
-        found = questions_on_translations(found, P, views, m, seg, [a.kind for a in attachments])  # "translate the letter, then tell me when to reply"
+        found = questions_on_translations(found, P, views, m, seg, attached)  # "translate the letter, then tell me when to reply"
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
