@@ -127,10 +127,11 @@ def tells_what_happened(toks) -> bool:
 
 
 #: What is done to files as files, by the desktop and not by a model: packing, opening in an
-#: application, moving, printing, sending them on, keeping them
+#: application, moving, printing, mailing them
 _FILE_CHORES = {"zip", "unzip", "compress", "archive", "rename", "delete", "move", "print", "upload", "open", "email", "backup"}
 #: ... and sending them on or keeping them, which may also ask for a new form ("send it in French")
 _SENDING = {"forward", "send", "save", "share"}
+_CHORES = _FILE_CHORES | _SENDING
 #: ... or making them into a container ("put these into a zip", "merge them into one pdf")
 _CONTAINERS = {"zip", "folder", "archive", "pdf"}
 #: Words that point at the files as a whole ("these", "both of them", "the files")
@@ -142,8 +143,9 @@ _THE_FILE = {"this", "it", "one"}
 _WHERE_OR_WHEN = {"to", "with", "for", "on", "in", "into", "onto", "at", "via", "over", "of", "before", "after", "by", "tonight",
                   "today", "tomorrow", "now", "later", "asap", "please", "pls", "thanks", "again", "too", "also", "right", "away"}
 #: Nouns that say what form a file is to take ("as text", "in higher resolution", "anime style")
-_FORMS = {"subtitle", "lyric", "caption", "title", "correction", "text", "word", "writing", "written", "audio", "voice", "speech", "sound", "style", "color", "colour", "resolution", "quality",
-          "version", "form", "format", "note", "detail", "background", "noise", "grammar", "bullet", "point", "summary"}
+_FORMS = {"text", "word", "writing", "written", "audio", "voice", "speech", "sound", "style", "color", "colour", "resolution",
+          "quality", "version", "form", "format", "note", "detail", "background", "noise", "grammar", "bullet", "point", "summary",
+          "subtitle", "lyric", "caption", "title", "correction"}
 #: A question about the files themselves, not what they hold ("how big are these files", "the file sizes")
 _FILE_FACTS_RE = re.compile(r"\bhow (?:big|large|heavy) (?:is|are) (?:the|these|those|this|my|both|all)?\s*(?:\w+\s+)?(?:files?|attachments?)\b"
                             r"|\bfile ?sizes?\b|\bsizes? of (?:the|these|those|my) (?:\w+\s+)?files\b", re.I)
@@ -161,7 +163,7 @@ def only_file_chores(text: str, toks) -> bool:
     if _FILE_FACTS_RE.search(text):
         return True
     verbs = [k for k, t in enumerate(toks) if (t.pos == "VERB" and t.tag in ("VB", "VBP") and t.dep not in ("aux", "xcomp")
-                                               or k == 0 and t.lower in _FILE_CHORES | _SENDING)  # "forward this one", tagged an adverb
+                                               or k == 0 and t.lower in _CHORES)  # "forward this one", tagged an adverb
              and not any(u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in toks[max(0, k - 3):k])]  # "she'll love it"
     chores = [k for k in verbs if _is_chore(toks[k]) and (toks[k].lemma not in _SENDING and any(u.lower in _THE_FILES for u in toks[k + 1:k + 4])
                                                            or _sent_as_is(toks, k))
@@ -171,7 +173,7 @@ def only_file_chores(text: str, toks) -> bool:
 
 
 def _is_chore(t) -> bool:
-    return t.lemma in _FILE_CHORES or t.lemma in _SENDING or t.lower in _FILE_CHORES | _SENDING
+    return t.lemma in _CHORES or t.lower in _CHORES
 
 
 def _whose_or_where(t) -> bool:
@@ -193,8 +195,9 @@ def _names_a_place(toks, n: int) -> bool:
 
 def _sent_as_is(toks, k: int) -> bool:
     """The chore at ``k`` is done to the files as they are: words pointing at them follow it
-    ("these", "both of them", "this one") with at most a destination, a time or a name after ("forward this to my landlord tonight",
-    "save it on my desktop as bio 101"), then only a remark about someone ("..., she'll love it").
+    ("these", "both of them", "this one") with at most a destination, a time or a name after
+    ("forward this to my landlord tonight", "save it on my desktop as bio 101"), then only a remark
+    about someone ("..., she'll love it").
     Not where a form, a change or another step is asked ("send it in French", "save it as text",
     "share it blurred", "open this and read it to me", "send it. is he angry?")."""
     p = next((n for n in range(k + 1, min(k + 4, len(toks))) if toks[n].lower in _THE_FILES | _THE_FILE), None)

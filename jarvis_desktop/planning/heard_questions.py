@@ -61,7 +61,7 @@ _ENDS = frozenset({",", ";", "?", "!", ".", ":", "-", "\u2013", "\u2014"})
 #: Words that open a clause before its question: "and when does it start?"
 _OPENERS = frozenset("and then also so but ok okay oh please".split())
 #: A request put as a question ("can you ...?", "could I get ...?"), not one about the recording
-_TO_YOU = frozenset("can could would will may".split())
+_REQUEST_MODALS = frozenset("can could would will may".split())
 
 
 def _is_question_word(t) -> bool:
@@ -132,7 +132,7 @@ def content_question(toks: list) -> bool:
     start = indirect_question(toks)
     if start is None:
         start = direct_question(toks)
-        if start is None or toks[start].lower in _TO_YOU:
+        if start is None or toks[start].lower in _REQUEST_MODALS:
             return False
     end = next((k for k in range(start + 1, len(toks)) if toks[k].text in _ENDS), len(toks))
     asked = [t for t in toks[start:end] if any(ch.isalnum() for ch in t.text)]  # the question's own words

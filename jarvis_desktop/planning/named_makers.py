@@ -167,20 +167,21 @@ def judgments_asked_in_speech(found: list[tuple[int, int, str]], P: np.ndarray, 
     return out
 
 
-def _new_thing(toks: list, n: int) -> bool:
-    """The noun at ``n`` is a new thing: "a", "an", "another" or "some" before it, with only its
-    describing words between ("a little spoken birthday message", "a short get-well message")."""
+def _new_thing(toks: list, n: int) -> int | None:
+    """Where the determiner of the noun at ``n`` is when the noun is a new thing: "a", "an",
+    "another" or "some" before it, with only its describing words between ("a little spoken
+    birthday message", "a short get-well message"); else None."""
     k, words = n - 1, 0
     while k >= 0 and words < 4:
         u = toks[k]
         if u.lower in _NEW:
-            return True
+            return k
         hyphened = _in_word_dash(toks, k) or k + 1 < n and _in_word_dash(toks, k + 1) or k > 0 and _in_word_dash(toks, k - 1)
         if not (hyphened or u.pos in ("ADJ", "ADV", "NOUN", "PROPN") or u.tag == "VBN"):
-            return False
+            return None
         words += u.text != "-" and not (k > 0 and toks[k - 1].text == "-")
         k -= 1
-    return False
+    return None
 
 
 def _speech_alone(found: list[tuple[int, int, str]]) -> int | None:
@@ -224,21 +225,17 @@ def _spaced_dash(toks: list, i: int) -> bool:
     return t.text in ("-", "\u2013", "\u2014") and i > 0 and toks[i - 1].start + len(toks[i - 1].text) < t.start
 
 
-def _says_what_about(toks: list, n: int) -> bool:
-    """The new thing at ``n`` says what it is ("a meditation", "an excuse"), or, named only as a
-    message (``_CARRIERS``), comes with what it is to say: a word before it naming its kind or mood
-    ("a birthday message", "a funny voice note") or words after it ("a voice note for my team", "...
-    wishing Tom luck"). Not a bare "record an audio memo" (one the user records), nor one whose
-    words the request says in a clause of its own ("a voice note that sounds as cheerful as I feel":
-    speech says them)."""
+def _says_what_about(toks: list, n: int, det: int) -> bool:
+    """The new thing at ``n`` (its determiner at ``det``) says what it is ("a meditation", "an
+    excuse"), or, named only as a message (``_CARRIERS``), comes with what it is to say: a word
+    before it naming its kind or mood ("a birthday message", "a funny voice note") or words after it
+    ("a voice note for my team", "... wishing Tom luck"). Not a bare "record an audio memo" (one the
+    user records), nor one whose words the request says in a clause of its own ("a voice note that
+    sounds as cheerful as I feel": speech says them)."""
     if toks[n].lemma not in _CARRIERS:
         return True
-    k = n - 1
-    while k >= 0 and toks[k].lower not in _NEW:
-        if toks[k].lower not in _NOT_WHAT and toks[k].text != "-" and toks[k].pos in ("ADJ", "NOUN", "PROPN", "VERB"):
-            return True
-        k -= 1
-    return any(u.lower in _ABOUT for u in toks[n + 1:n + 3])
+    return any(u.lower not in _NOT_WHAT and u.text != "-" and u.pos in ("ADJ", "NOUN", "PROPN", "VERB") for u in toks[det + 1:n]) or any(
+        u.lower in _ABOUT for u in toks[n + 1:n + 3])
 
 
 def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: RequestReading,
@@ -258,7 +255,8 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
         for n, t in enumerate(toks):
             if t.lower in _SOME_THING and n + 1 < len(toks) and toks[n + 1].pos == "ADJ":
                 return [(c, m.labels.index(writer), writer)]  # "say something nice to me": made up first
-            if t.pos != "NOUN" or not _new_thing(toks, n):
+            det = _new_thing(toks, n) if t.pos == "NOUN" else None
+            if det is None:
                 continue
             g = next((k for k in range(n) if toks[k].pos == "VERB" and toks[k].lemma in _GIVING), None)
             given_to_hear = (g is not None and t.dep in ("dobj", "ccomp", "oprd") and t.lemma not in _SOUNDS | RESULT_NAMES
@@ -266,7 +264,7 @@ def writings_to_speak(found: list[tuple[int, int, str]], m: StepModel, reading: 
                              and (toks[g].lemma not in _WISHING or any(u.lower in _HEARD_AS for u in toks))
                              and not any(u.lower in ("saying", "says") or u.text == ":" or _spaced_dash(toks, i) for i, u in enumerate(toks[n:], n)))
             # ("a voice note saying hi", "a voice memo: buy milk", "a voice note - buy milk": its words)
-            if t.lemma in WRITINGS or given_to_hear and _says_what_about(toks, n):
+            if t.lemma in WRITINGS or given_to_hear and _says_what_about(toks, n, det):
                 return [(c, m.labels.index(writer), writer)]
     return []
 

@@ -474,7 +474,7 @@ class OfflinePlanner:
             return "defer"  # "read me the Spanish version of the sign ... get the text off it and translate it"
         if meant is not None:
             return placeholder(meant.id)  # "..., and pull the names out of the transcript": that step's text
-        if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := original_words(st, d.task == "text-to-speech")):
+        if prod and d.task != "sentence-similarity" and means_original(step_words(d, st, clause)) and (given := original_words(st, rewritten=d.task == "text-to-speech")):
             # "rewrite it politely, and tell me whether the original is negative": the words given
             # (a comparison reads the result first and the original as its second text)
             return given
