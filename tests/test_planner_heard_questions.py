@@ -198,3 +198,13 @@ def test_a_message_about_a_picture_reads_the_picture(planner, tmp_path):
 
 def test_words_given_after_a_dash_are_spoken_not_written(planner):
     assert tasks_of(planner.plan("make a voice note - call the vet", [])) == ["text-to-speech"]
+
+
+def test_the_question_asked_indirectly_is_given_to_the_answering_step_as_a_question(planner, tmp_path):
+    check = planner.plan("transcribe the voicemail from the garage and tell me when the car will be ready", attach(tmp_path, "garage.m4a"))
+    qa = next(t for t in check.plan.tasks if t.task == "question-answering")
+    assert qa.args["text"] == "When the car will be ready?"
+    check = planner.plan("put this leaflet from the council into English, then tell me by which day the bins go out",
+                         attach(tmp_path, "leaflet.jpg"))
+    qa = next(t for t in check.plan.tasks if t.task == "question-answering")
+    assert qa.args["text"] == "By which day the bins go out?"

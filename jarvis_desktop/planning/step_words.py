@@ -112,7 +112,8 @@ ASKING_VERBS = frozenset({"tell", "say", "check", "see", "know", "ask", "find", 
 #: "tell me (out loud) whether ...", "check if ...": the asking around a question put indirectly
 _ASKED_RE = re.compile(
     r"^(?:.*?\b(?:" + "|".join(sorted(ASKING_VERBS)) + r")(?:\s+out)?\b(?:\s+(?:me|us))?"
-    r"(?:\s+(?:out\s+loud|aloud))?\s+)(?P<q>(?:whether|if|what|how|which|who|where|whose)\b.+)$", re.I | re.S)
+    r"(?:\s+(?:out\s+loud|aloud))?\s+)(?P<q>(?:(?:by|in|at|on|from|to|for|with|until)\s+(?=which\b|what\b|whom\b))?"
+    r"(?:whether|if|what|how|which|who|whom|where|whose|when|why)\b.+)$", re.I | re.S)
 #: "whether there is a dragon in it" -> "is there a dragon in it?"
 _YES_NO_RE = re.compile(r"^(?:whether|if)\s+(?P<subj>there|it|this|that|they|he|she)\s+(?P<verb>is|are|was|were|has|have)\b(?P<rest>.*)$", re.I | re.S)
 
