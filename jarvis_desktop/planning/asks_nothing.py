@@ -14,6 +14,7 @@ import re
 
 from .detect import QUESTION_START_RE
 from .result_refs import RESULT_NAMES, is_language
+from .step_words import QUESTION_TAGS
 
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
 #: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
@@ -108,7 +109,7 @@ def says_what_it_holds(toks) -> bool:
     if any(t.dep == "nsubj" and t.lower in ("i", "we", "you") for t in toks):
         return False
     first = next((t for t in toks if t.pos not in ("PUNCT", "CCONJ")), toks[0])
-    return not (any(t.text == "?" or t.tag in ("WDT", "WP", "WP$", "WRB") for t in toks) or first.pos == "AUX")
+    return not (any(t.text == "?" or t.tag in QUESTION_TAGS for t in toks) or first.pos == "AUX")
 
 
 def tells_what_happened(toks) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from .detect import QUESTION_START_RE
 from .given_text import ANSWERING_FILES
 from .step_labels import media_output
-from .step_words import asks_a_choice
+from .step_words import QUESTION_TAGS, asks_a_choice
 from .stepmodel import StepModel
 
 TRANSCRIBE, ANSWER = "automatic-speech-recognition", "question-answering"
@@ -65,7 +65,7 @@ _REQUEST_MODALS = frozenset("can could would will may".split())
 
 
 def _is_question_word(t) -> bool:
-    return t.tag in ("WP", "WRB", "WP$") or t.tag == "WDT" and t.lower != "that" or t.lower == "whether"
+    return t.tag in QUESTION_TAGS and not (t.tag == "WDT" and t.lower == "that") or t.lower == "whether"
 
 
 def indirect_question(toks: list) -> int | None:

@@ -14,7 +14,7 @@ from ..media import Attachment
 from .detect import given_kinds
 from .extract import RequestReading
 from .given_text import ANSWERING_FILES, outside_quotes
-from .imperatives import WRITINGS, writing_asked
+from .imperatives import ASKING_FOR, MAKING_VERBS, WRITINGS, writing_asked
 from .result_refs import ANSWER_MAKERS, RESULT_NAMES, named_results
 from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .speech_asked import names_something, speaks_only_a_result, speaks_statement
@@ -197,7 +197,7 @@ _NEW = {"a", "an", "another", "some"}
 #: Verbs that hand the user something new to hear ("give me a pep talk out loud", "make him a
 #: little spoken birthday message"): what they give is made, whatever it is called, unless its
 #: name is of the sound itself (``_SOUNDS``: "make an audio version")
-_GIVING = {"give", "offer", "make", "create", "record", "prepare", "compose", "want", "need"}
+_GIVING = ASKING_FOR | MAKING_VERBS | {"offer", "record", "prepare"}
 #: ... of which these only when the thing is asked for as sound ("I need a spoken reminder", not "I
 #: need a name for my goldfish, say it out loud": a wish the chat answers)
 _WISHING = {"want", "need"}

@@ -107,6 +107,8 @@ def _picture_named(image_words: frozenset[str]) -> re.Pattern:
 
 #: Verbs that ask for the answer to the question after them ("tell me whether ...", "check if ...",
 #: "figure out what ...")
+#: The tags of question words (who, what, which, whose, where, when, how, why)
+QUESTION_TAGS = frozenset({"WP", "WRB", "WDT", "WP$"})
 ASKING_VERBS = frozenset({"tell", "say", "check", "see", "know", "ask", "find", "work", "figure", "guess", "speak",
                           "answer", "count"})
 #: "tell me (out loud) whether ...", "check if ...": the asking around a question put indirectly

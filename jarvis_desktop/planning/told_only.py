@@ -30,7 +30,7 @@ from .asked_again import names_task
 from .evidence import word_weights
 from .references import GIVEN_NOUNS, KIND_NOUNS
 from .result_refs import RESULT_NAMES, is_language
-from .step_words import ASKING_VERBS, YOU_WORDS
+from .step_words import ASKING_VERBS, QUESTION_TAGS, YOU_WORDS
 
 #: How strongly words must ask for a step to count (the largest of their weights for it)
 TOLD_WEIGHT = 1.0
@@ -48,7 +48,6 @@ _LATER_MODALS = {"will", "'ll", "shall", "wo", "can", "could", "might", "may", "
 _LATER = {"later", "eventually", "someday", "tomorrow", "tonight"}
 #: Words between two verbs that turn from what is told to what is asked ("..., but for now just translate it")
 _TURNING = {"but", "however", "instead", "now", "though", "so", "please"}
-_WH = {"WP", "WRB", "WDT", "WP$"}
 #: Verbs that give the words something holds, quoted after them ("the sign says '...'", "the label states: ...")
 _WORDING = {"say", "state"}
 #: What opens the words a thing holds, right after its verb ("says: ...", "says '...'")
@@ -177,8 +176,8 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     who = subj.lower_
     if who in ("nobody", "noone") or who == "one" and any(c.lower_ == "no" for c in subj.children):
         return "neg"  # "nobody needs to hear it out loud"
-    if subj.tag_ in _WH or who == "that" or _asks_you(v, subj) or any(c.dep_ in ("aux", "auxpass") and c.i < subj.i for c in kids) or any(
-            t.tag_ in _WH for t in _own_tokens(v)):
+    if subj.tag_ in QUESTION_TAGS or who == "that" or _asks_you(v, subj) or any(c.dep_ in ("aux", "auxpass") and c.i < subj.i for c in kids) or any(
+            t.tag_ in QUESTION_TAGS for t in _own_tokens(v)):
         return None  # a question ("will this house sell?", "how much I paid for total?"), or what one is about
     if who == "you" and (v.tag_ != "VBD" or any(c.dep_ == "mark" for c in kids)) or any(
             c.dep_ == "mark" and c.lower_ in ("once", "after", "when", "before", "until", "till") for c in kids):
@@ -259,7 +258,7 @@ def _asked_if(v: Any) -> bool:
 def _embedded(v: Any) -> bool:
     """What a clause is about, not a clause of its own: a relative clause ("the summary Lukas
     wrote"), an indirect question ("transcribe what my boss said", "tell me if it is positive")."""
-    return v.dep_ in ("relcl", "acl") or any(c.tag_ in _WH for c in v.children) or (
+    return v.dep_ in ("relcl", "acl") or any(c.tag_ in QUESTION_TAGS for c in v.children) or (
         (v.dep_ == "ccomp" or _asked_if(v)) and any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in v.children))
 
 
@@ -407,7 +406,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
 
     def asking(i: int) -> list[Any]:  # the words of clause i that ask: neither told nor quoted, nor a file's name
         return [t for t in seg.tokens_in(views[i].span) if t.start not in told and not any(a <= t.start < b for a, b in quoted)
-                and (t.pos in _CONTENT and t.lemma not in _FILE_NOUNS or t.tag in _WH or t.text == "?")]
+                and (t.pos in _CONTENT and t.lemma not in _FILE_NOUNS or t.tag in QUESTION_TAGS or t.text == "?")]
 
     asks = [asking(i) for i in range(len(views))]
     claimed = {i for i, _, _ in found}
@@ -439,7 +438,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
             out.append((i, j, label))
             continue
         moved = [k for k in range(len(views)) if k not in claimed and P[k, j] >= bar and (
-            support(asks[k], j, m) >= TOLD_WEIGHT or any(t.tag in _WH or t.tag == "VB" or t.text == "?" for t in asks[k]))]
+            support(asks[k], j, m) >= TOLD_WEIGHT or any(t.tag in QUESTION_TAGS or t.tag == "VB" or t.text == "?" for t in asks[k]))]
         moved = moved or [k for k in again if k == i or k not in claimed]
         if moved:
             out.append((max(moved, key=lambda k: P[k, j]), j, label))
@@ -451,7 +450,7 @@ def without_told_steps(found: list[tuple[int, int, str]], P: np.ndarray, views: 
     if found and not out:  # all told, yet a question is asked: its likeliest step ("... no filters. what is she holding?")
         dropped = {j for _, j, _ in found}
         for k in range(len(views)):
-            if not any(t.tag in _WH or t.text == "?" for t in asks[k]):
+            if not any(t.tag in QUESTION_TAGS or t.text == "?" for t in asks[k]):
                 continue
             row = P[k]
             if k in claimed:  # "I'll brighten it myself, what's in it?": the question alone, if not one to the assistant
