@@ -17,7 +17,9 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN
 from .plural_refs import from_one_end, says_the_others
 from .references import file_references
+from .result_refs import ANSWER_MAKERS
 from .step_labels import CONTROL, GUIDED, media_input
+from .step_words import QUESTION_OPENERS, QUESTION_TAGS, YOU_WORDS
 
 
 def names_task(lemma: str, label: str) -> bool:
@@ -84,3 +86,28 @@ def named_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, s
             out.append((i, j, label))
             claimed.add(i)
     return out
+
+
+def questions_asked_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, bar: float) -> list[tuple[int, int, str]]:
+    """A question in a clause of its own beside a clause whose question a step answers ("how much
+    was the tip on this receipt? and what's the date on it?"): answered by a step of the same kind,
+    on the same file or passage, when the model reads the clause as that step too (``bar``: a
+    question the file cannot answer, "and what time is it now?", is not). Only a direct question
+    (a question word or a verb opening it, its mark closing it) that no step claims, not one asked
+    of the assistant or about the user's own doing ("can you ...?", "should I ...?")."""
+    claimed = {i for i, _, _ in found}
+    out: list[tuple[int, int, str]] = []
+    grown = True
+    while grown:  # "who sent it? and what's the number? and when is it due?": from the answered one outwards
+        grown = False
+        for i in range(len(views)):
+            near = next(((j, label) for k, j, label in found + out if abs(k - i) == 1 and label in ANSWER_MAKERS and P[i, j] >= bar), None)
+            if i in claimed or near is None or not views[i].span.text.rstrip().endswith("?"):
+                continue
+            words = [t for t in seg.tokens_in(views[i].span) if t.pos != "PUNCT" and t.lower not in QUESTION_OPENERS]
+            if words and (words[0].tag in QUESTION_TAGS or words[0].pos == "AUX" and words[0].dep != "ROOT") and not any(
+                    t.lower in YOU_WORDS | {"i", "we"} for t in words[:3]):  # not "can you tell me?", "can I keep driving?"
+                out.append((i, *near))
+                claimed.add(i)
+                grown = True
+    return sorted(out)

@@ -139,7 +139,7 @@ _CONTAINERS = {"zip", "folder", "archive", "pdf"}
 _THE_FILES = {"these", "those", "them", "both", "all", "everything", "files", "attachments"}
 #: ... or at the one file ("forward this to my landlord", "save it in my documents folder"): a
 #: chore then only when nothing after it says how the file is to be changed (``_sent_as_is``)
-_THE_FILE = {"this", "it", "one"}
+_THE_FILE = {"this", "that", "it", "one"}
 #: Words of a destination or a time that may follow a file sent or kept as it is
 _WHERE_OR_WHEN = {"to", "with", "for", "on", "in", "into", "onto", "at", "via", "over", "of", "before", "after", "by", "tonight",
                   "today", "tomorrow", "now", "later", "asap", "please", "pls", "thanks", "again", "too", "also", "right", "away"}

@@ -78,14 +78,16 @@ def word_features(lower: str, lemma: str) -> list[str]:
 
 
 def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: list[str],
-                 attachment_exts: list[str] | None = None) -> list[ClauseView]:
+                 attachment_exts: list[str] | None = None, skip: list[tuple[int, int]] = ()) -> list[ClauseView]:
     """One view per clause of the request, in order: its features, and as its dense vector the mean
-    of its word vectors followed by the encoder's vector for it in context."""
+    of its word vectors followed by the encoder's vector for it in context. The words in ``skip``
+    are left out (read in context by the encoder, but in no feature and no mean)."""
     from .clause_vectors import clause_vectors
     from .wordvecs import shipped_vectors
 
     vectors = shipped_vectors()
-    in_context = clause_vectors(reading.text, [(c.start, c.end) for c in seg.clauses]) if vectors is not None else None
+    spans = [(c.start, c.end) for c in seg.clauses]
+    in_context = clause_vectors(reading.text, spans, list(skip)) if vectors is not None else None
     req_kinds = set(attachment_kinds) | {k for f in reading.files if (k := kind_of(f.text))}
     req_exts = set(attachment_exts or []) | {_ext(f.text) for f in reading.files}
     n_quotes = len(reading.quotes)
@@ -97,7 +99,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
         seq: list[str] = []
         seen_spans: set[int] = set()
         for tok in seg.tokens:
-            if not (clause.start <= tok.start < clause.end):
+            if not (clause.start <= tok.start < clause.end) or any(a <= tok.start < b for a, b in skip):
                 continue
             q = _inside(tok.start, reading.quotes) or (_inside(tok.start - 1, reading.quotes) if tok.text in ("'", '"') else None)
             if q is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from .detect import QUESTION_START_RE
 from .given_text import ANSWERING_FILES
 from .step_labels import media_output
-from .step_words import QUESTION_TAGS, asks_a_choice
+from .step_words import QUESTION_OPENERS, QUESTION_TAGS, asks_a_choice
 from .stepmodel import StepModel
 
 TRANSCRIBE, ANSWER = "automatic-speech-recognition", "question-answering"
@@ -58,8 +58,6 @@ _HEARD = frozenset("sound seem feel look tone mood voice accent language speaker
 _WORDING = frozenset("word words quote phrase wording".split())
 #: Marks that end a question's own words ("which day they moved me to, can you figure it out")
 _ENDS = frozenset({",", ";", "?", "!", ".", ":", "-", "\u2013", "\u2014"})
-#: Words that open a clause before its question: "and when does it start?"
-_OPENERS = frozenset("and then also so but ok okay oh please".split())
 #: A request put as a question ("can you ...?", "could I get ...?"), not one about the recording
 _REQUEST_MODALS = frozenset("can could would will may".split())
 
@@ -107,7 +105,7 @@ def direct_question(toks: list) -> int | None:
     starts = [0] + [k + 1 for k, t in enumerate(toks[:-1]) if t.text in (",", "-", "\u2013", "\u2014", ":", "...")]
     for k in starts:
         lead = k
-        while lead < len(toks) and toks[lead].lower in _OPENERS:
+        while lead < len(toks) and toks[lead].lower in QUESTION_OPENERS:
             lead += 1
         if lead < len(toks) and QUESTION_START_RE.match(toks[lead].text) and (marked or k == 0 and _asks_unmarked(toks, lead)):
             return lead  # (unmarked only at the start: after a comma, "the recording, which runs to ...")

@@ -19,7 +19,7 @@ from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asked_again import again_on_other_files, named_again, names_task
+from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
 from .asks_nothing import asks_about_abilities, on_hold, only_file_chores, only_thanks, says_what_it_holds, states_inability, tells_what_happened
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
@@ -35,7 +35,7 @@ from .named_makers import (answers_commanded, answers_to_speak, captions_to_spea
                            makers_of_named_results, questions_not_captions, writings_to_speak)
 from .other_medium import on_medium_given, without_files_not_named, without_style_edits, without_unasked_files
 from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
-from .result_refs import named_results, version_in_language_asked
+from .result_refs import named_results, result_names, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import Segmentation, load_nlp, segment
 from .speech_asked import QUESTION_WORDS
@@ -112,6 +112,7 @@ class LearnedDetector(Detector):
     def detect(self, reading: RequestReading, attachments: list[Attachment]) -> list[Detection]:
         seg, views, P = self.scores(reading, attachments)
         P = self._read_without_quotes(P, views, reading)
+        P = self._read_without_result_names(P, views, seg, reading, attachments)
         m = self.model
         given = given_kinds(reading, attachments)  # the kinds of the files given or named
         attached = [a.kind for a in attachments]  # ... of those attached (not only named)
@@ -192,6 +193,7 @@ class LearnedDetector(Detector):
         found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
         found += again_on_other_files(found, P, views, m.threshold * CLAUSE_SHARE, reading, attachments)
         found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
+        found += questions_asked_again(found, P, views, seg, m.threshold)  # "how much was the tip? and the date?"
         words = bool(reading.quotes or reading.subject or "text" in given or any(
             media_output(label) == "text" and label not in FILE_JUDGES | {"text-classification"} for _, _, label in found))
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features}, words)
@@ -311,6 +313,33 @@ class LearnedDetector(Detector):
             row = m.proba([(views[k].features, dense)])[0]
             if row.max() > P[k].max():
                 P[k] = row
+        return P
+
+    def _read_without_result_names(self, P: np.ndarray, views: list, seg, reading: RequestReading,
+                                   attachments: list[Attachment]) -> np.ndarray:
+        """A clause that names an earlier clause's result ("tell me how close the transcript is to
+        my note") is read again without that name when the model reads it as the step that made
+        the result: the name outweighs the few words that say what to do with the result, and the
+        step that made it is already asked for. When that reading asks for another step on words
+        (the result named is a text: "make a new pic from the caption" is no edit of the photo),
+        the maker keeps only what the rest of the clause gives it and that step what the reading
+        gives it; every other step is scored as the whole clause said. Not where the clause names a
+        file of the maker's kind ("... then the description of the second photo": made again)."""
+        m = self.model
+        for k in range(1, len(views)):
+            top = m.labels[int(P[k].argmax())]
+            span = views[k].span
+            names = [(a + span.start, b + span.start) for tasks, (a, b) in result_names(span.text, made=True, languages=True) if top in tasks]
+            media = self.kb.media_words.get(media_input(top) or "", set())
+            if not names or not any(m.labels[int(P[i].argmax())] == top for i in range(k)) or any(
+                    t.lower in media for t in seg.tokens_in(span)):
+                continue
+            part = Segmentation([span], seg.tokens, [views[k].head], seg.parsed)
+            view = clause_views(reading, part, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments], names)[0]
+            row = m.proba([(view.features, view.dense)])[0]
+            new, old = int(row.argmax()), m.labels.index(top)
+            if new != old and media_input(m.labels[new]) is None:  # only these two move: the rest is as the clause said
+                P[k, old], P[k, new] = min(P[k, old], row[old]), max(P[k, new], row[new])
         return P
 
     def _unread_files(self, found, P, views, seg, reading: RequestReading, attachments: list[Attachment]):

@@ -18,6 +18,7 @@ from ..media import Attachment, kind_of
 from ..pipeline.plan import TABLE_EXTS, Plan, PlanCheck, missing_files_message, placeholder, placeholder_ids, validate_plan
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .as_written import as_written
+from .both_named import both_named
 from .detect import QUESTION_START_RE, SOUND_LABEL_RE, TABLE_RE, Detection, Detector, _input_kinds, _outputs, control_kind
 from .each import ALL_OF_THEM_RE, EACH_FILE_RE, EACH_RE, asks_each, each_scope
 from .counts import copies_asked
@@ -35,7 +36,7 @@ from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_t
                           means_original, means_same, says_source, target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file, original_words,
-                         statement_spoken, step_part, table_file, table_files, text_file_pointed, topic_files_before, values_read)
+                         own_instruction, statement_spoken, step_part, table_file, table_files, text_file_pointed, topic_files_before, values_read)
 from .step_words import (CONTENT_TASKS, after_lead_in, generation_prompt, inline_subject, instruction, picture_prompt,
                          prompt_text, question_asked, question_without, tidy_question)
 
@@ -62,6 +63,8 @@ _MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output
 
 #: Object pronouns that point at what an earlier step made
 _POINTS_BACK_RE = re.compile(r"\b(?:it|them)\b", re.I)
+#: Words that name a verdict as what is spoken ("read me the result", "say whether it is")
+_VERDICT_RE = re.compile(r"\b(?:result|answer|verdict|label|score|sentiment|category|mood|tone|whether|if)\b", re.I)
 
 
 class OfflinePlanner:
@@ -213,6 +216,8 @@ class OfflinePlanner:
                 ctx = self._text_input(d, st, clause, backref, parallel, later, dry, allow_quote_question=False)
                 if ctx == "defer":
                     return "defer"
+                if (asked := next((n for n in st.nodes if placeholder(n.id) == ctx and n.task == d.task), None)) is not None:
+                    ctx = asked.args.get("context")  # "When does it open? And when does it close?": one passage, two answers
                 if ctx is not None:
                     args["context"] = ctx
                     v = question_without(v, ctx)
@@ -273,7 +278,7 @@ class OfflinePlanner:
         if name is None:
             self._push(st, d.task, args, d.start, copy=bool(again) and d.task != "translation")
             return "ok"
-        st.fanned = [self._push(st, d.task, {**args, name: v, **_own_instruction(d, st, v, ci, self._picture_words)}, d.start,
+        st.fanned = [self._push(st, d.task, {**args, name: v, **own_instruction(d, st, v, ci, self._picture_words)}, d.start,
                                 copy=len(set(inputs)) < len(inputs)).id for v in inputs]
         return "ok"
 
@@ -285,6 +290,8 @@ class OfflinePlanner:
         r = st.reading
         if copies := copies_asked(d.task, clause, r.tokens, args.get("text")):
             return "text", copies
+        if both := both_named(d, st, clause):
+            return both  # "read both the original and the translation aloud"
         ci = r.clause_at(d.start)
         scope = each_scope(r, ci, st.stepless)
         own = [step_part(d.start, clause, st)] + scope[1:]
@@ -447,6 +454,9 @@ class OfflinePlanner:
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
+        if (d.task == "text-to-speech" and last is not None and last.task in VERDICT_TASKS and not own_quotes and last.pos < clause.start
+                and _POINTS_BACK_RE.search(clause.text) and not _VERDICT_RE.search(clause.text) and last.args.get("text")):
+            return last.args["text"]  # "check whether it sounds positive, then play it to me": what was judged, not the verdict
         strong_ref = RESULT_REF_RE.search(clause.text)
         if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not strong_ref
                 and any(q.text == last.args.get("text") for q in r.quotes)):
@@ -573,13 +583,14 @@ class OfflinePlanner:
             if i not in st.used_quotes and (clause.start <= q.start < clause.end) and QUESTION_START_RE.match(q.text):
                 st.used_quotes.add(i)
                 return q.text
-        for m in re.finditer(r"[^.?!]*\?", r.text):
+        again = any(n.task == d.task for n in st.nodes)  # after a step of its kind, the clause's own ("the tip? and the date?")
+        for m in sorted(re.finditer(r"[^.?!]*\?", r.text), key=lambda m: again and not (m.start() < clause.end and m.end() > clause.start)):
             s = m.group(0).strip(" \t\n\"'\u201c\u201d")  # '..." what is ...?': not the closing quote mark
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
             _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):
                 s = asked.strip()  # "say it out loud please: who painted it?"
-            s = after_lead_in(s)  # "from this passage, who approves travel over $2,000?"
+            s = re.sub(r"^(?:and|also|but|so|oh|plus)\s+(?=\w)", "", after_lead_in(s), flags=re.I)  # "from this passage, who ...?", "and when ...?"
             if QUESTION_START_RE.match(s) and not re.match(r"^(can|could|would|will) you\b", s, re.I):
                 return tidy_question(s)
         return tidy_question(question_asked(clause.text))  # the user's words (a quoted question is kept as written)
@@ -588,13 +599,13 @@ class OfflinePlanner:
         r = st.reading
         if means_original(step_words(d, st, clause)) and first.startswith("<GENERATED>") and (given := original_words(st)):
             return given  # "compare the summary with the original": the words given, though a step read them
+        made = [placeholder(i) for i in st.fanned]  # "summarise each, then how close are the two summaries"
+        if len(made) == 2 and first in made:
+            return made[made.index(first) - 1]
         for i, q in enumerate(r.quotes):
             if i not in st.used_quotes and q.text != first:
                 st.used_quotes.add(i)
                 return q.text
-        prod = st.producer("text")
-        if prod is not None and placeholder(prod.id) != first:
-            return placeholder(prod.id)
         earlier = [n for n in st.nodes if "text" in n.outputs and placeholder(n.id) != first]
         if earlier:
             return placeholder(earlier[-1].id)
@@ -685,16 +696,3 @@ def _reader_follows(d: Detection, st: PlanState) -> bool:
 
 #: Image words that name what a picture shows or holds, not the picture ("remove the table")
 _NOT_PICTURES = {"table", "document", "scene", "visual", "segment", "segmented", "segments", "scanned", "jpg", "png"}
-
-
-def _own_instruction(d: Detection, st: PlanState, image: str, ci: int, picture_words: frozenset[str]) -> dict[str, str]:
-    """An edit made once per photo, each named in a clause of its own with its own words ("make
-    a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
-    if d.task != "image-to-image" or not d.instruction:
-        return {}
-    r = st.reading
-    where = [r.clause_at(f.start) for f in r.files if attachment_named(f.text, "image", st.attachments) == image]
-    if not where or where[0] == ci:
-        return {}
-    own = r.clauses[where[0]]
-    return {"text": instruction(r.text, own.start, own, picture_words)}

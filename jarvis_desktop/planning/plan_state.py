@@ -12,6 +12,7 @@ from .detect import Detection
 from .extract import RequestReading, Span
 from .result_refs import RESULT_REF_RE
 from .speech_asked import speaks_statement
+from .step_words import instruction
 from .spoken_source import attachment_named
 
 
@@ -202,3 +203,16 @@ def text_file_pointed(st: PlanState, span: Span) -> str | None:
     if len(by_name) == 1:
         return str(by_name[0].path)
     return str(unread[0].path) if len(unread) == 1 and nouns & _AS_A_FILE else None
+
+
+def own_instruction(d: Detection, st: PlanState, image: str, ci: int, picture_words: frozenset[str]) -> dict[str, str]:
+    """An edit made once per photo, each named in a clause of its own with its own words ("make
+    a.jpg brighter and b.jpg black and white"): that clause is its instruction."""
+    if d.task != "image-to-image" or not d.instruction:
+        return {}
+    r = st.reading
+    where = [r.clause_at(f.start) for f in r.files if attachment_named(f.text, "image", st.attachments) == image]
+    if not where or where[0] == ci:
+        return {}
+    own = r.clauses[where[0]]
+    return {"text": instruction(r.text, own.start, own, picture_words)}

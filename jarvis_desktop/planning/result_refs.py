@@ -91,13 +91,21 @@ def named_results(text: str, made: bool = False) -> list[tuple[str, ...]]:
     """The steps whose results ``text`` points back at by name (each as the task types that make
     a text so called), in the order it names them; ``made``: only names of a thing made ("the
     short version", not "this poem")."""
+    return list(dict.fromkeys(tasks for tasks, _ in result_names(text, made)))
+
+
+def result_names(text: str, made: bool = False, languages: bool = False) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
+    """Each name of an earlier result in ``text`` ("the transcript"): the task types that make a
+    text so called, and where the name stands (from its determiner); ``made`` as in
+    ``named_results``; ``languages``: a made text named by its language ("the English version")
+    too, as a translation's."""
     makers = list(_RESULT_NOUNS)
-    found: list[tuple[str, ...]] = []
-    for m in (_MADE_NOUN_RE if made else _RESULT_NOUN_RE).finditer(text):
-        tasks = makers[next(int(k[1:]) for k, v in m.groupdict().items() if v)]
-        if tasks not in found:
-            found.append(tasks)
-    return found
+    found = [(makers[next(int(k[1:]) for k, v in m.groupdict().items() if v)], m.span())
+             for m in (_MADE_NOUN_RE if made else _RESULT_NOUN_RE).finditer(text)]
+    if made and languages:
+        found += [(("translation",), m.span()) for m in _LANGUAGE_VERSION_RE.finditer(text)
+                  if not m.group(0).lower().startswith("this") and language_named(m.group(0))]
+    return sorted(found, key=lambda f: f[1])
 
 
 _SAME_RE = re.compile(r"\b(?:that|the|this)\s+same\s+(?:picture|photo|photograph|image|pic|drawing|scan|recording|audio|clip|"
