@@ -454,7 +454,7 @@ class OfflinePlanner:
         last = st.producer("text")
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
-        if (d.task == "text-to-speech" and last is not None and last.task in VERDICT_TASKS and not own_quotes and last.pos < clause.start
+        if (d.task == "text-to-speech" and last is not None and last.task == "text-classification" and not own_quotes and last.pos < clause.start
                 and _POINTS_BACK_RE.search(clause.text) and not _VERDICT_RE.search(clause.text) and last.args.get("text")):
             return last.args["text"]  # "check whether it sounds positive, then play it to me": what was judged, not the verdict
         strong_ref = RESULT_REF_RE.search(clause.text)
