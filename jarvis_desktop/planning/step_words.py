@@ -110,7 +110,7 @@ def _picture_named(image_words: frozenset[str]) -> re.Pattern:
 #: The tags of question words (who, what, which, whose, where, when, how, why)
 QUESTION_TAGS = frozenset({"WP", "WRB", "WDT", "WP$"})
 #: Words that open a clause before its question: "and when does it start?"
-QUESTION_OPENERS = frozenset("and then also so but ok okay oh please".split())
+QUESTION_OPENERS = frozenset("and then also plus so but ok okay oh please".split())
 ASKING_VERBS = frozenset({"tell", "say", "check", "see", "know", "ask", "find", "work", "figure", "guess", "speak",
                           "answer", "count"})
 #: "tell me (out loud) whether ...", "check if ...": the asking around a question put indirectly
