@@ -97,8 +97,12 @@ def test_what_was_judged_is_spoken_when_it_is_pointed_at_again(planner):
     assert check.plan.tasks[2].args["text"] == "<GENERATED>-0"  # the slogan, not the verdict on it
 
 
-def test_a_verdict_named_is_what_is_spoken(planner):
-    check = planner.plan('is this positive: "the soup was cold again"? read the result aloud')
+@pytest.mark.parametrize("request_text", [
+    'is this positive: "the soup was cold again"? read the result aloud',   # the verdict named
+    'what is the tone of "the soup was cold again"? say it out loud',       # the question's answer
+])
+def test_a_verdict_asked_for_is_what_is_spoken(planner, request_text):
+    check = planner.plan(request_text)
     assert tasks_of(check) == ["text-classification", "text-to-speech"]
     assert check.plan.tasks[1].args["text"] == "<GENERATED>-0"
 

@@ -455,7 +455,8 @@ class OfflinePlanner:
         if last is not None and last.id in labels and not own_quotes and last.args.get("text"):
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
         if (d.task == "text-to-speech" and last is not None and last.task == "text-classification" and not own_quotes and last.pos < clause.start
-                and _POINTS_BACK_RE.search(clause.text) and not _VERDICT_RE.search(clause.text) and last.args.get("text")):
+                and _POINTS_BACK_RE.search(clause.text) and not _VERDICT_RE.search(clause.text) and last.args.get("text")
+                and not r.clauses[r.clause_at(last.pos)].text.rstrip().endswith("?")):  # (not "what's its mood? say it out loud")
             return last.args["text"]  # "check whether it sounds positive, then play it to me": what was judged, not the verdict
         strong_ref = RESULT_REF_RE.search(clause.text)
         if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not strong_ref
