@@ -110,3 +110,9 @@ def test_a_verdict_asked_for_is_what_is_spoken(planner, request_text):
 @pytest.mark.parametrize("request_text", ["please print that", "send that to my accountant please"])
 def test_a_chore_on_the_file_pointed_at_with_that_needs_no_model(planner, tmp_path, request_text):
     assert tasks_of(planner.plan(request_text, attach(tmp_path, "invoice_march.png"))) == []
+
+
+def test_after_a_yes_or_no_question_on_a_text_it_is_the_text_that_is_read(planner, tmp_path):
+    check = planner.plan("is this letter friendly or rude? and can you read it aloud for me?", attach(tmp_path, "letter.txt"))
+    assert tasks_of(check) == ["text-classification", "text-to-speech"]
+    assert check.plan.tasks[1].args["text"] == str(tmp_path / "letter.txt")

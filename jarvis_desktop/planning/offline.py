@@ -63,8 +63,9 @@ _MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output
 
 #: Object pronouns that point at what an earlier step made
 _POINTS_BACK_RE = re.compile(r"\b(?:it|them)\b", re.I)
-#: Words that name a verdict as what is spoken ("read me the result", "say whether it is")
+#: Words that name a verdict as what is spoken ("read me the result", "say whether it is"), and a question asking for one ("what's its mood?")
 _VERDICT_RE = re.compile(r"\b(?:result|answer|verdict|label|score|sentiment|category|mood|tone|whether|if)\b", re.I)
+_ASKS_VERDICT_RE = re.compile(r"\W*(?:(?:and|so|ok|oh)\s+)?(?:what|which|who|whose|how)\b", re.I)
 
 
 class OfflinePlanner:
@@ -456,7 +457,7 @@ class OfflinePlanner:
             return last.args["text"]  # "is this review positive: '...'? then rewrite it": the review
         if (d.task == "text-to-speech" and last is not None and last.task == "text-classification" and not own_quotes and last.pos < clause.start
                 and _POINTS_BACK_RE.search(clause.text) and not _VERDICT_RE.search(clause.text) and last.args.get("text")
-                and not r.clauses[r.clause_at(last.pos)].text.rstrip().endswith("?")):  # (not "what's its mood? say it out loud")
+                and not _ASKS_VERDICT_RE.match(r.clauses[r.clause_at(last.pos)].text)):  # (not "what's its mood? say it out loud")
             return last.args["text"]  # "check whether it sounds positive, then play it to me": what was judged, not the verdict
         strong_ref = RESULT_REF_RE.search(clause.text)
         if (d.task in LABEL_TASKS and last is not None and not own_quotes and not backref and not strong_ref
