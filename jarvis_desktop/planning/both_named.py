@@ -10,7 +10,7 @@ from ..pipeline.plan import placeholder
 from ..task_types import ARG_KINDS, TASK_TYPES
 from .detect import Detection
 from .extract import Span
-from .named_sources import step_words
+from .named_sources import step_words, translation_into
 from .plan_state import PlanState, nearest_file, original_words
 from .result_refs import language_named, means_original, named_results
 
@@ -50,11 +50,8 @@ def _source(words: str, kind: str, d: Detection, st: PlanState) -> str | None:
     if means_original(words):
         return original_words(st, rewritten=True) if kind == "text" else nearest_file(kind, d.start, st)
     language = language_named(words)
-    for n in reversed(st.nodes):
-        if kind not in n.outputs:
-            continue
-        if language and n.task == "translation" and n.args.get("target_language", "").lower() == language.lower():
-            return placeholder(n.id)
-        if any(n.task in makers for makers in named_results(words)) or _NEW_RE.search(words) and not language:
-            return placeholder(n.id)
-    return None
+    if language:
+        return placeholder(node.id) if (node := translation_into(language, st)) and kind in node.outputs else None
+    node = next((n for n in reversed(st.nodes) if kind in n.outputs and (
+        any(n.task in makers for makers in named_results(words)) or _NEW_RE.search(words))), None)
+    return placeholder(node.id) if node else None

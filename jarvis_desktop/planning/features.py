@@ -86,8 +86,7 @@ def clause_views(reading: RequestReading, seg: Segmentation, attachment_kinds: l
     from .wordvecs import shipped_vectors
 
     vectors = shipped_vectors()
-    spans = [(c.start, c.end) for c in seg.clauses]
-    in_context = clause_vectors(reading.text, spans, list(skip)) if vectors is not None else None
+    in_context = clause_vectors(reading.text, [(c.start, c.end) for c in seg.clauses], list(skip)) if vectors is not None else None
     req_kinds = set(attachment_kinds) | {k for f in reading.files if (k := kind_of(f.text))}
     req_exts = set(attachment_exts or []) | {_ext(f.text) for f in reading.files}
     n_quotes = len(reading.quotes)

@@ -284,11 +284,13 @@ class LearnedDetector(Detector):
         dets.sort(key=lambda d: d.start)
         return in_run_order(dets, reading)
 
-    def _reread(self, start: int, end: int, seg, reading: RequestReading, attachments: list[Attachment]) -> np.ndarray:
-        """The step probabilities of characters ``start:end`` read as a clause of their own."""
+    def _reread(self, start: int, end: int, seg, reading: RequestReading, attachments: list[Attachment],
+                skip: list[tuple[int, int]] = ()) -> np.ndarray:
+        """The step probabilities of characters ``start:end`` read as a clause of their own, the
+        words in ``skip`` left out."""
         span = Span(reading.text[start:end], start, end)
         part = Segmentation([span], seg.tokens, [next((t.start for t in seg.tokens_in(span) if t.pos in ("VERB", "AUX")), start)], seg.parsed)
-        view = clause_views(reading, part, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])[0]
+        view = clause_views(reading, part, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments], skip)[0]
         return self.model.proba([(view.features, view.dense)])[0]
 
     def _read_without_quotes(self, P: np.ndarray, views: list, reading: RequestReading) -> np.ndarray:
@@ -334,9 +336,7 @@ class LearnedDetector(Detector):
             if not names or not any(m.labels[int(P[i].argmax())] == top for i in range(k)) or any(
                     t.lower in media for t in seg.tokens_in(span)):
                 continue
-            part = Segmentation([span], seg.tokens, [views[k].head], seg.parsed)
-            view = clause_views(reading, part, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments], names)[0]
-            row = m.proba([(view.features, view.dense)])[0]
+            row = self._reread(span.start, span.end, seg, reading, attachments, names)
             new, old = int(row.argmax()), m.labels.index(top)
             if new != old and media_input(m.labels[new]) is None:  # only these two move: the rest is as the clause said
                 P[k, old], P[k, new] = min(P[k, old], row[old]), max(P[k, new], row[new])

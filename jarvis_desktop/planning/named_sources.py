@@ -22,8 +22,7 @@ def named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | N
     words = step_words(d, st, clause)
     language = language_named(words)
     if language and d.task != "translation":  # "read the Spanish version": the translation into Spanish
-        node = next((n for n in reversed(st.nodes) if n.task == "translation"
-                     and n.args.get("target_language", "").lower() == language.lower()), None)
+        node = translation_into(language, st)
         if node is not None:
             return None if node is prod else node
     for makers in named_results(words):
@@ -35,6 +34,12 @@ def named_producer(d: Detection, st: PlanState, clause: Span, prod: PlanNode | N
         if node is not None:
             return node
     return None
+
+
+def translation_into(language: str, st: PlanState) -> PlanNode | None:
+    """The latest step that translates into ``language`` ("the Spanish version"), if any."""
+    return next((n for n in reversed(st.nodes) if n.task == "translation"
+                 and n.args.get("target_language", "").lower() == language.lower()), None)
 
 
 def result_made_later(d: Detection, st: PlanState, clause: Span) -> set[str]:
