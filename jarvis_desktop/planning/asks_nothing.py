@@ -2,7 +2,10 @@
 assistant can do, a clause that only gives the user's reason ("I can't read it"), a request about
 the assistant's own voice ("speak slower": a setting, see voice/commands.py), a clause that only tells
 how a file came about or what it holds ("I recorded it last night", "in this clip is my dad singing"),
-thanks for what was done ("thanks, the transcript looked great").
+thanks for what was done ("thanks, the transcript looked great") or an opinion of it ("that pic u
+made was fire"), an apology ("sorry for my bad english"), an errand beside a step ("... then order
+more from the supplier"), the time or the weather asked beside a step, a question to the
+assistant about itself ("what's your name?").
 
 The step classifier reads verbs ("read", "translate", "make videos") as steps wherever they stand;
 these closed sets of wordings and sentence shapes say when such a verb is not asked of the assistant now.
@@ -11,6 +14,7 @@ these closed sets of wordings and sentence shapes say when such a verb is not as
 from __future__ import annotations
 
 import re
+from typing import Any, Callable
 
 from .detect import QUESTION_START_RE
 from .result_refs import RESULT_NAMES, is_language
@@ -69,6 +73,45 @@ def only_thanks(tokens: list, quotes: list) -> bool:
     return any(t.tag == "VBD" for t in own) or len([t for t in own if t.pos != "PUNCT"]) <= 4
 
 
+#: What the assistant made that a user may judge afterwards ("that last pic u made was fire")
+_MADE_THINGS = RESULT_NAMES | {"pic", "picture", "image", "drawing", "painting", "video", "clip", "poem", "story", "voice", "reading"}
+#: Words that point at one already there
+_THAT_ONE = {"that", "the", "this", "your", "ur", "those", "these"}
+#: Chat abbreviations the tagger reads as verbs or names ("lol", "ngl"), which say nothing
+_CHAT_WORDS = {"lol", "ngl", "tbh", "omg", "haha", "lmao", "btw", "idk", "imo", "ahah"}
+
+
+def only_judges_what_was_made(tokens: list, quotes: list) -> bool:
+    """The request only says what the user thought of something made before ("that last pic u made
+    was lowkey fire", "the summary was perfect, my boss loved it"): a made thing is what a verb
+    says something of, and nothing is asked - no question mark, no "please", no command, no
+    present-tense verb or modal (not "the caption is too long, make it shorter")."""
+    own = [t for t in tokens if not any(q.start <= t.start < q.end for q in quotes) and t.lower not in _CHAT_WORDS]
+    if any(t.text == "?" or t.lower in ("please", "pls") for t in own):
+        return False
+    if any(t.pos in ("VERB", "AUX") and t.tag in ("VB", "VBP", "VBZ", "MD") and t.lemma != "thank" for t in own):
+        return False
+    # the thing made is one already there ("that pic", "the summary"), not one asked for ("a poem about a dog that ran away")
+    made = [k for k, t in enumerate(own) if t.lemma in _MADE_THINGS and t.dep != "ROOT" and any(
+        u.lower in _THAT_ONE for u in own[max(0, k - 2):k])]
+    return bool(made) and any(t.tag == "VBD" for t in own)
+
+
+#: Words that open an apology
+_SORRY = {"sorry", "apologies", "apology", "excuse", "pardon", "forgive"}
+
+
+def only_apologizes(toks) -> bool:
+    """The clause only says sorry ("sorry for my bad english", "apologies for the rush", "sorry
+    about the quality"): it asks nothing, though the words after "sorry" may read like a step (a
+    language, a recording's quality). Not "sorry, can you translate it" nor "sorry, what is it?"."""
+    words = [t for t in toks if (t.pos not in ("PUNCT", "INTJ") or t.lower in _SORRY) and t.lower not in _CHAT_WORDS]
+    if not words or words[0].lower not in _SORRY:
+        return False
+    return not any(t.text == "?" or t.tag in QUESTION_TAGS or t.tag in ("VB", "VBP", "VBZ", "MD") and t.lemma not in _SORRY
+                   for t in toks[1:])
+
+
 def states_inability(clause: str) -> bool:
     """The clause only says what the user cannot do ("I can't read the language")."""
     return bool(_INABILITY_RE.match(clause))
@@ -79,15 +122,20 @@ _GENERIC = (r"(?:stuff|things|anything|something|videos|pictures|pics|images|pho
             r"|languages|speech|voices|transcripts|translations|summaries|captions|drawings|art)")
 _ABILITY_RES = [
     re.compile(r"\bwhat (?:else |kinds? of (?:things|stuff) |sorts? of (?:things|stuff) )?(?:can|could) (?:you|u) do\b", re.I),
-    re.compile(r"\b(?:which|what) languages (?:can|do|could) (?:you|u)\b", re.I),
+    re.compile(r"\b(?:which|what) languages? (?:(?:can|do|could) )?(?:you|u)\b", re.I),  # also "which languages you are speaking?"
     re.compile(r"^(?:(?:so|and|hey|hi|um|uh|ok|okay|also|oh|wait),? )*(?:can|could|do|will) (?:you|u) "
                r"(?:also |even |actually |really )?\w+(?: " + _GENERIC + r")?(?: for me)?(?: too| as well| also)?"
                r"\s*\??\s*(?:just asking\b.*)?$", re.I),
-    re.compile(r"\bjust asking\b", re.I),
+    re.compile(r"\bjust (?:asking|wondering|curious)\b(?!,? (?:if|whether|wh\w+|how|can|could)\b)", re.I),
     # "can you do that for pictures too?": the same again, asked of a kind of thing, names no task
     re.compile(r"^(?:(?:so|and|hey|ok|okay|also|oh|wait),? )*(?:can|could|will) (?:you|u) (?:also |even )?do "
                r"(?:that|this|it|the same)(?: (?:thing|trick))?(?: (?:for|with|on|to) " + _GENERIC + r")?(?: too| as well| also)?\s*\??$", re.I),
 ]
+
+
+#: "do you speak French?", "you understand portuguese also?": whether it knows a language
+_KNOWS_LANGUAGE_RE = re.compile(r"^(?:(?:so|and|hey|hi|ok|okay|also|oh),? )*(?:(?:do|can|could) )?(?:you|u) (?:also |even )?"
+                                r"(?:speak|understand|know|read) (\w+)(?: too| also| as well)?\s*\??\s*$", re.I)
 
 
 def asks_about_abilities(text: str) -> bool:
@@ -95,7 +143,21 @@ def asks_about_abilities(text: str) -> bool:
     languages do u translate?", "can you summarise stuff for me? just asking"), not a request to do
     it: the answer is what it can do. The caller checks that no file or quoted text came with it."""
     text = text.strip()
+    if (m := _KNOWS_LANGUAGE_RE.search(text)) and is_language(m.group(1)):
+        return True
     return any(rx.search(text) for rx in _ABILITY_RES)
+
+
+def without_ability_questions(found: list[tuple[int, int, str]], spans: list, quotes: list,
+                              commands: Callable[[Any], bool]) -> list[tuple[int, int, str]]:
+    """The steps of a request that asks what the assistant can do, less those of every clause but
+    one that gives a command of its own: "what can you do? draw me a cat" still draws the cat, "are
+    you able to make videos? just asking" makes none. Where words are quoted, only the clauses that
+    ask are left out ("what else can you do? oh and read 'hello there' out loud")."""
+    asking = {i for i, s in enumerate(spans) if asks_about_abilities(s.text) and not any(s.start <= q.start < s.end for q in quotes)}
+    if quotes:
+        return [f for f in found if f[0] not in asking]
+    return [f for f in found if f[0] not in asking and commands(spans[f[0]])]
 
 
 def says_what_it_holds(toks) -> bool:
@@ -225,3 +287,54 @@ def _sent_as_is(toks, k: int) -> bool:
     if said and QUESTION_START_RE.match(said[0].text):
         return False  # "save this, when is it due": a question asked beside it
     return all(u.lower in _WHERE_OR_WHEN for u in said) or any(u.dep == "nsubj" and u.lower not in ("you", "u", "i") for u in said)
+
+
+#: Errands no model runs, whatever they are done with ("order more from the supplier", "upload it
+#: to my drive", "text it to her", "book a table")
+_ERRANDS = {"order", "buy", "book", "schedule", "upload", "email", "print", "text", "post", "pay"}
+
+
+def runs_an_errand(toks) -> bool:
+    """The clause's command is an errand done outside any model ("then order more from the
+    supplier", "and upload it to my drive after", "put some lullabies on", "forward it to Jo"),
+    and it names nothing a model makes: no result, language, form or question ("send it in
+    French", "email me the summary", "print what it says")."""
+    if any(t.lemma in RESULT_NAMES or t.lemma in _FORMS or t.tag in QUESTION_TAGS or t.text == "?" or is_language(t.lower)
+           for t in toks):
+        return False
+    k = next((k for k, t in enumerate(toks) if t.pos == "VERB" and t.dep not in ("aux", "auxpass", "amod")), None)
+    if k is None or toks[k].tag not in ("VB", "VBP", "VBD") or any(u.dep == "nsubj" and u.lower not in ("you", "u") for u in toks[:k]):
+        return False  # not a command ("she'll print it herself"); "put" may be tagged as past
+    verb = toks[k]
+    if verb.lemma in _SENDING:
+        return _sent_as_is(toks, k)
+    if verb.lemma == "put":  # "put some lullabies on", not "put a hat on the dog"
+        return any(u.lower == "on" and (u.dep == "prt" or n + 1 == len(toks) or toks[n + 1].pos in ("PUNCT", "CCONJ"))
+                   for n, u in enumerate(toks) if n > k)
+    return verb.lemma in _ERRANDS
+
+
+#: Questions about the world right now, which no model here answers ("what time is it rn", "how's the weather")
+_WORLD_NOW_RE = re.compile(r"\b(?:what(?:'s| is) the (?:time|date|weather)|what time is it|what day is (?:it|today)"
+                           r"|how(?:'s| is) the weather)\b", re.I)
+#: ... unless asked of something given ("what's the date on the invoice", "what's the weather in this photo")
+_OF_A_THING_RE = re.compile(r"\b(?:this|these|that|those)\b|\b(?:on|in|of|from|at|for) (?:the|it|my|her|his|their)\b", re.I)
+
+
+def asks_the_world_now(clause: str) -> bool:
+    """The clause asks the time, the date or the weather, of no file or text ("... also what time
+    is it rn"): the chat answers it, and no step on the files beside it does."""
+    return bool(_WORLD_NOW_RE.search(clause)) and not _OF_A_THING_RE.search(clause)
+
+
+def asks_about_the_assistant(toks) -> bool:
+    """The clause asks the assistant about itself ("what's your name anyway?", "r u like chatgpt
+    or smth?", "how are you today?"): the chat answers it. Not a request put as a question ("can
+    you ...", "would you ..."), nor one about a thing pointed at ("what's your take on this?")."""
+    words = [t.lower for t in toks]
+    if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
+        return False
+    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES for t in toks):
+        return False  # nor one about what it made ("is your translation right?")
+    return any(w in ("your", "ur", "yours") for w in words) or any(
+        a in ("are", "r") and b in ("you", "u") for a, b in zip(words, words[1:]))

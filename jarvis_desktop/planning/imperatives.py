@@ -33,6 +33,18 @@ def gives_a_command(tokens: list) -> bool:
             and words[0].lemma not in _TALKING)
 
 
+def clause_commands(tokens: list) -> bool:
+    """A clause that gives a command of its own after whatever opens it ("oh and read it out",
+    "anyway, paint me a harbour") or says what the user wants ("i'd like a map of it"), not a
+    question about one ("can you paint?")."""
+    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "CCONJ", "ADV") and t.lower not in _OPENERS]
+    if words and words[0].lower in ("i", "we"):  # "i want a picture of a cat", "we'd like it in French"
+        rest = [t for t in words[1:3] if t.lower not in ("'d", "would", "really")]
+        return bool(rest) and rest[0].lemma in ("want", "need", "like") and rest[0].tag in ("VB", "VBP")
+    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep in ("ROOT", "conj")
+            and words[0].lemma not in _TALKING)
+
+
 #: Commands whose own verb names the kind of thing they make ("draw a forest", "animate a robot")
 _MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
 #: Objects with which those verbs make nothing ("draw a conclusion", "paint a picture of how it went" stays)

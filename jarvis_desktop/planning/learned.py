@@ -20,7 +20,9 @@ from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
-from .asks_nothing import asks_about_abilities, on_hold, only_file_chores, only_thanks, says_what_it_holds, states_inability, tells_what_happened
+from .asks_nothing import (asks_about_abilities, asks_about_the_assistant, asks_the_world_now, on_hold, only_apologizes, only_file_chores,
+                           only_judges_what_was_made, only_thanks, runs_an_errand, says_what_it_holds, states_inability,
+                           tells_what_happened, without_ability_questions)
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading, Span
@@ -28,7 +30,7 @@ from .features import clause_views, word_features
 from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .heard_questions import questions_on_transcripts, questions_on_translations
-from .imperatives import commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
+from .imperatives import clause_commands, commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .made_together import with_things_asked
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
@@ -127,6 +129,8 @@ class LearnedDetector(Detector):
                 # "..., I can't read it": why the user asks, not a step of its own ("we don't read
                 # Korean" still asks for a translation)
                 P[k, [j for j, label in enumerate(m.labels) if label != "translation"]] = 0.0
+            elif len(views) > 1 and only_apologizes(seg.tokens_in(v.span)):
+                P[k] = 0.0  # "sorry for my bad english": no translation, no step
         if named_control_map(reading.text) is None:
             # a control map is made of something the request names (the pose, the edges, the depth
             # of a picture): without one of those words, "make a video of it" is not a guided image.
@@ -216,13 +220,15 @@ class LearnedDetector(Detector):
         found = with_things_asked(found, m.labels, views, seg)  # "a poem about autumn and a painting of leaves"
         found += writings_to_speak(found, m, reading, attachments, seg, views)
         found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
-        found += answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE)
+        found += (to_speak := answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE))
         found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
         if "text-generation" in m.labels and any(label == "conversational" for _, _, label in found) and writing_asked(seg.tokens):
             w = m.labels.index("text-generation")  # "give me two slogans for my gym and read them to me": written, not chatted
             found = [(i, w, "text-generation") if label == "conversational" else (i, j, label) for i, j, label in found]
-        found = without_declined(found, views, m, seg)
+        found = without_declined(found, views, m, seg, tuple((q.start, q.end) for q in reading.quotes))
+        found = [f for f in found if not (runs_an_errand(seg.tokens_in(views[f[0]].span))  # "... then order more from the supplier"
+                                          or asks_the_world_now(views[f[0]].span.text))]  # "also what time is it rn"
         found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
                                    m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),
                                    lambda a, b: self._reread(a, b, seg, reading, attachments))
@@ -235,19 +241,26 @@ class LearnedDetector(Detector):
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in told and (w := self.speller.correct(t.lower))},
                                            told)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
+        if to_speak and not any(label == "text-to-speech" for _, _, label in found):
+            found = [f for f in found if f not in to_speak or f[2] != "conversational"]  # a chat answer to be spoken ("... I always say sydney")
         found = words_read_off(found, views, m.labels, given)
         found = questions_on_translations(found, P, views, m, seg, attached)  # "translate the letter, then tell me when to reply"
         found += _questions_on_made_images(found, views, m, seg, self.kb.media_words.get("image", set()))
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
+            # "what's your name anyway? ... calling you 'computer'": the chat answers, no step on the quoted word
+            found = [f for f in found if f[2] == "conversational" or not asks_about_the_assistant(seg.tokens_in(views[f[0]].span))]
         if on_hold(reading.text, [t for t in seg.tokens if t.start not in told]):
             found, reading.held = [], True
-        elif only_thanks(seg.tokens, reading.quotes) and not by_name:  # not "object detection, thanks"
-            found = []  # "thanks, the transcript looked great": the chat answers it
-        elif not (attachments or reading.files or reading.quotes) and (
-                asks_about_abilities(reading.text) or is_voice_command(reading.text)):
-            found = []  # "can u make videos too?", "speak slower": answered without a step
+        elif only_thanks(seg.tokens, reading.quotes) and not by_name or (  # not "object detection, thanks"
+                not attachments and only_judges_what_was_made(seg.tokens, reading.quotes)):
+            found = []  # "thanks, the transcript looked great", "that pic u made was fire": the chat answers it
+        elif not (attachments or reading.files or reading.quotes) and is_voice_command(reading.text):
+            found = []  # "speak slower": the voice's setting, not a step
+        elif not (attachments or reading.files) and asks_about_abilities(reading.text):
+            found = without_ability_questions(found, [v.span for v in views], reading.quotes,  # "can u make videos too?"
+                                              lambda s: clause_commands(seg.tokens_in(s)))
         elif (attachments or reading.files) and only_file_chores(outside_quotes(reading.text, reading), seg.tokens):
             found = []  # "put these into a zip": the desktop's work, not a model's
         labels_found = {label for _, _, label in found}

@@ -361,16 +361,25 @@ def _reparandum(doc: Any, words: list[str], alt: _Phrase, hint: int | None, floo
         adps = [j for j in free if doc[j].pos_ == "ADP"]
         same = [j for j in adps if words[j] == words[alt.start]]
         j = (same or adps or [None])[-1]
-        return None if j is None else _Phrase(j, min(_nominal_end(doc, j + 1), limit), "adp")
+        if j is None:
+            return None
+        end = min(_nominal_end(doc, j + 1), limit)
+        if _language_words(words[j:end]) and not _language_words(words[alt.start : alt.end]):
+            return None  # "into German? sorry, it's for my neighbour": who it is for, no other language
+        return _Phrase(j, end, "adp")
     # a noun phrase: one with the alteration's head noun ("a red fox ... no, an arctic fox"), else
     # the last one before the interregnum that names no file the user gave
     head = max(alt.start, alt.end - 1)
     same = [j for j in free if doc[j].pos_ in {"NOUN", "PROPN"} and doc[j].lemma_ == doc[head].lemma_]
     if same:
         return _Phrase(_nominal_start(doc, same[-1], floor), same[-1] + 1, "nominal")
+    # like for like: a language is corrected by a language ("into German, sorry, Dutch"), so "into
+    # German? sorry, it's a photo of the form" tells what the file is and withdraws nothing
     runs = [j for j in free if doc[j].pos_ in {"NOUN", "PROPN", "NUM", "ADJ"}
             and not (words[j] in _FILE_NOUNS or FILE_RE.fullmatch(doc[j].text))
             and (j + 1 >= limit or doc[j + 1].pos_ not in {"NOUN", "PROPN"})]
+    if runs and _language_words([words[runs[-1]]]) and not _language_words(words[alt.start : alt.end]):
+        return None
     if not runs:
         return None
     j = runs[-1]

@@ -42,6 +42,8 @@ _DECLINING = {"need", "want", "like", "bother", "have"}
 #: Verbs whose negation declines nothing: "don't forget to read it", "I don't know what bird this is"
 _NOT_DECLINING = {"forget", "fail", "hesitate", "mind", "know", "understand", "see", "hear", "remember", "wonder", "tell",
                   "be", "have", "think"}
+#: Verbs of aiming at something, whose progressive asks for it ("I'm looking for a picture of ...", "I'm trying to translate it")
+_AIMING = {"look", "try", "hope", "plan", "search", "seek", "aim", "go", "wonder", "hop"}
 #: Modals of a later doing ("I'll translate it myself afterwards", "maybe later we can draw it")
 _LATER_MODALS = {"will", "'ll", "shall", "wo", "can", "could", "might", "may", "would", "'d"}
 #: Words that put a doing later, not now
@@ -196,8 +198,10 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     if v.lemma_ in _WORDING and v.tag_ in ("VBZ", "VBD") and not aux and who not in ("i", "we", "you") and _one_sentence(subj, v) and any(
             t.text in _QUOTE_MARKS for t in v.doc[v.i + 1:v.i + 3]):
         return "wording"  # what a thing says ("the sign says 'no parking after 6'", "my lease says: ..."); not "... the tax? read it out"
-    if who == "i" and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
-        return "self"  # "my dad says 7 and I say 9": the user's own claim, not a thing to speak
+    if who in ("i", "we") and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
+        return "self"  # "my dad says 7 and I say 9", "in Brazil we say 'valeu'": the user's own words, not a thing to speak
+    if who in ("i", "we") and v.tag_ == "VBG" and aux & {"am", "'m", "are", "'re"} and v.lemma_ not in _WISHES | _AIMING:
+        return "self"  # "I'm putting together a welcome video": what the user is busy with, not what is asked
     own = _own_tokens(v)
     if any(t.dep_ != "pobj" and who in _REFLEXIVE.get(t.lower_, ()) for t in own):
         return "self"  # not "caption this photo of myself"
@@ -476,14 +480,17 @@ _TURNS = {"just", "only", "but", "instead", "rather"}
 DECLINE_WEIGHT = 1.0
 
 
-def _declined_verbs(seg: Any) -> list:
+def _declined_verbs(seg: Any, quoted: tuple[tuple[int, int], ...] = ()) -> list:
     """The verbs a request declines: the first verb after "do not", "don't need/have to", "no need
     to" ("don't read it out", "no need to translate it") and those joined to it by "or", said by
     the user or to the assistant (not "so it doesn't sound copied"), not a user's inability ("I
-    can't read it") nor a question about a text ("isn't it positive")."""
+    can't read it") nor a question about a text ("isn't it positive"), nor words quoted ("translate
+    'please don't put anything in it'")."""
     toks = seg.tokens
     out = []
     for k, t in enumerate(toks):
+        if any(a <= t.start < b for a, b in quoted):
+            continue
         said_by = toks[k - 2] if k >= 2 else None
         neg = (t.lower in ("not", "n't") and k > 0 and toks[k - 1].lemma in ("do", "need", "have")
                and not (said_by and said_by.pos in ("PRON", "NOUN", "PROPN") and said_by.lower not in ("i", "you", "we"))) or (
@@ -508,11 +515,12 @@ def _declined_verbs(seg: Any) -> list:
     return out
 
 
-def without_declined(found: list[tuple[int, int, str]], views: list, m: Any, seg: Any) -> list[tuple[int, int, str]]:
+def without_declined(found: list[tuple[int, int, str]], views: list, m: Any, seg: Any,
+                     quoted: tuple[tuple[int, int], ...] = ()) -> list[tuple[int, int, str]]:
     """Drop a step the request declines ("what's in it, you don't have to say it out loud"): in
     the clause of each declined verb, the found step that verb supports most, when it supports it."""
     drop = set()
-    for verb in _declined_verbs(seg):
+    for verb in _declined_verbs(seg, quoted):
         i = next((i for i, v in enumerate(views) if v.span.start <= verb.start < v.span.end), None)
         here = [j for i2, j, _ in found if i2 == i]
         if not here:

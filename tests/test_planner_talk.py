@@ -1,0 +1,121 @@
+"""Talk around the task: a question about what the assistant can do, small talk or a chore no
+model does sits beside a real request; the real request is still planned, the talk adds nothing.
+Sentences written for these tests (in no training or benchmark file)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+@pytest.mark.parametrize("request_text, task, text", [
+    ("what sort of things can you do? paint me a lighthouse in a storm", "text-to-image", "lighthouse"),
+    ("what else could you do? anyway read 'dinner is at seven' out loud", "text-to-speech", "dinner is at seven"),
+])
+def test_a_question_about_abilities_beside_a_request_keeps_the_request(planner, request_text, task, text):
+    check = planner.plan(request_text)
+    assert tasks_of(check) == [task]
+    assert text in check.plan.tasks[0].args["text"]
+
+
+@pytest.mark.parametrize("request_text", [
+    "what kinds of stuff can you do",
+    "which languages can you translate into?",
+    "can you make pictures too?",
+])
+def test_a_question_about_abilities_alone_asks_for_no_step(planner, request_text):
+    check = planner.plan(request_text)
+    assert check.ok and check.plan is not None and tasks_of(check) == []
+
+
+def test_just_curious_after_a_question_about_abilities_asks_for_nothing(planner):
+    check = planner.plan("are you able to turn text into speech? just curious")
+    assert check.ok and tasks_of(check) == []
+
+
+def test_an_apology_that_says_what_the_file_is_withdraws_no_language(planner, tmp_path):
+    check = planner.plan("could you put this into italian? sorry, it's a scan of my lease", attach(tmp_path, "lease.png"))
+    assert tasks_of(check) == ["image-to-text", "translation"]
+    assert check.plan.tasks[1].args["target_language"] == "Italian"
+
+
+def test_an_apology_saying_who_it_is_for_keeps_the_language(planner):
+    check = planner.plan("translate 'buona notte' into German? sorry, it's for my aunt")
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["target_language"] == "German"
+
+
+def test_a_negation_inside_quoted_words_declines_nothing(planner):
+    check = planner.plan("translate this into German: 'please don't translate the product names'")
+    assert tasks_of(check) == ["translation"]
+    assert check.plan.tasks[0].args["text"] == "please don't translate the product names"
+
+
+@pytest.mark.parametrize("request_text", [
+    "ngl that video u made was kinda mid",
+    "lol the song you wrote last night was so good",
+])
+def test_an_opinion_of_what_was_made_asks_for_nothing(planner, request_text):
+    check = planner.plan(request_text)
+    assert check.ok and tasks_of(check) == []
+
+
+def test_a_request_for_a_thing_that_did_something_still_makes_it(planner):
+    check = planner.plan("a poem about a cat that got lost")
+    assert tasks_of(check) == ["text-generation"]
+
+
+@pytest.mark.parametrize("request_text, files, task", [
+    ("separate the two voices in this clip, then put some music on", ["duet.wav"], "audio-to-audio"),
+    ("how many coins are in the till in this photo? then order more change from the bank", ["till.jpg"], "object-detection"),
+])
+def test_an_errand_beside_a_step_adds_no_step(planner, tmp_path, request_text, files, task):
+    check = planner.plan(request_text, attach(tmp_path, *files))
+    assert tasks_of(check) == [task]
+
+
+def test_an_errand_that_names_a_result_is_not_what_drops_it(planner, tmp_path):
+    check = planner.plan("summarize this and email me the summary", attach(tmp_path, "minutes.txt"))
+    assert tasks_of(check) == ["summarization"]
+
+
+def test_an_apology_for_ones_english_asks_for_no_translation(planner, tmp_path):
+    check = planner.plan("sorry my english. what instrument is playing in this clip", attach(tmp_path, "street_band.wav"))
+    assert tasks_of(check) == ["audio-classification"]
+
+
+def test_a_question_about_the_time_now_is_not_asked_of_the_transcript(planner, tmp_path):
+    check = planner.plan("can u write out this lecture pls. also what time is it rn", attach(tmp_path, "lecture_9.m4a"))
+    assert tasks_of(check) == ["automatic-speech-recognition"]
+
+
+def test_a_question_about_the_date_of_a_thing_given_is_still_asked(planner, tmp_path):
+    check = planner.plan("what's the date on the invoice", attach(tmp_path, "invoice_77.png"))
+    assert tasks_of(check) == ["document-question-answering"]
+
+
+def test_no_answer_is_made_to_be_spoken_when_nothing_is_to_be_spoken(planner):
+    check = planner.plan("what's the longest river in Africa? my uncle always says the Congo")
+    assert check.ok and tasks_of(check) == []
+
+
+def test_a_question_to_the_assistant_about_itself_is_not_asked_of_a_quoted_word(planner):
+    check = planner.plan("hey, what's your name? do I call you 'jarvis' or what")
+    assert check.ok and tasks_of(check) == []
+
+
+def test_a_question_whether_it_knows_a_language_asks_for_nothing(planner):
+    check = planner.plan("Bonjour! Do you speak french? which languages you are knowing?")
+    assert check.ok and tasks_of(check) == []
+
+
+def test_words_the_user_says_are_not_to_be_spoken(planner):
+    check = planner.plan("In Scotland we say 'wee' for small, funny right?")
+    assert "text-to-speech" not in tasks_of(check)
