@@ -42,8 +42,6 @@ _DECLINING = {"need", "want", "like", "bother", "have"}
 #: Verbs whose negation declines nothing: "don't forget to read it", "I don't know what bird this is"
 _NOT_DECLINING = {"forget", "fail", "hesitate", "mind", "know", "understand", "see", "hear", "remember", "wonder", "tell",
                   "be", "have", "think"}
-#: Verbs of aiming at something, whose progressive asks for it ("I'm looking for a picture of ...", "I'm trying to translate it")
-_AIMING = {"look", "try", "hope", "plan", "search", "seek", "aim", "go", "wonder", "hop"}
 #: Modals of a later doing ("I'll translate it myself afterwards", "maybe later we can draw it")
 _LATER_MODALS = {"will", "'ll", "shall", "wo", "can", "could", "might", "may", "would", "'d"}
 #: Words that put a doing later, not now
@@ -200,8 +198,6 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
         return "wording"  # what a thing says ("the sign says 'no parking after 6'", "my lease says: ..."); not "... the tax? read it out"
     if who in ("i", "we") and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
         return "self"  # "my dad says 7 and I say 9", "in Brazil we say 'valeu'": the user's own words, not a thing to speak
-    if who in ("i", "we") and v.tag_ == "VBG" and aux & {"am", "'m", "are", "'re"} and v.lemma_ not in _WISHES | _AIMING:
-        return "self"  # "I'm putting together a welcome video": what the user is busy with, not what is asked
     own = _own_tokens(v)
     if any(t.dep_ != "pobj" and who in _REFLEXIVE.get(t.lower_, ()) for t in own):
         return "self"  # not "caption this photo of myself"
