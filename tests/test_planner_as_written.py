@@ -53,6 +53,7 @@ def test_forms_of_talk_come_off(said, written):
     "translate bora bora beach into french",
     "describe this photo uh and read it to me",  # a pause inside the request: the planner was trained on them
     "the photo is blurry, it says something about a sale",  # no text named: "it" is the photo
+    "this note is from my aunt, read out what it says and then list the names in it",  # what it says: no passage
     "my message says hi",  # too short to be a passage
     "draw Jarvis in a top hat",  # the name as what is asked about
     "write a note that says, thanks",
