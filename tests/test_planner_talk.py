@@ -116,6 +116,27 @@ def test_a_question_whether_it_knows_a_language_asks_for_nothing(planner):
     assert check.ok and tasks_of(check) == []
 
 
-def test_words_the_user_says_are_not_to_be_spoken(planner):
-    check = planner.plan("In Scotland we say 'wee' for small, funny right?")
-    assert "text-to-speech" not in tasks_of(check)
+@pytest.mark.parametrize("request_text, task", [
+    ("translate 'what day is it' into Italian", "translation"),           # the question is the words to translate
+    ("are you ok? translate 'see you soon' into Dutch", "translation"),   # a question to the assistant beside a command
+    ("post a drawing of a lighthouse", "text-to-image"),                  # an errand of a thing to be made
+    ("the summary was great, read it out to my dad", "text-to-speech"),   # an opinion, then a command
+])
+def test_talk_look_alikes_keep_their_step(planner, request_text, task):
+    assert task in tasks_of(planner.plan(request_text))
+
+
+def test_the_time_asked_of_a_photo_alone_is_asked_of_it(planner, tmp_path):
+    check = planner.plan("what time is it?", attach(tmp_path, "station_clock.jpg"))
+    assert tasks_of(check) == ["visual-question-answering"]
+
+
+def test_a_correction_by_a_noun_replaces_the_thing_not_the_language(planner):
+    check = planner.plan("write a story in French, sorry, a fable")
+    text = next(t for t in check.plan.tasks if t.task == "text-generation").args["text"].lower()
+    assert "fable" in text and "story" not in text and "french" in text
+
+
+def test_speech_words_inside_quoted_words_ask_for_no_speech(planner):
+    check = planner.plan("put 'please don't read this aloud' into German")
+    assert tasks_of(check) == ["translation"]

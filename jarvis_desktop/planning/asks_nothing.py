@@ -17,14 +17,15 @@ import re
 from typing import Any, Callable
 
 from .detect import QUESTION_START_RE
+from .extract import quoted_spans
 from .result_refs import RESULT_NAMES, is_language
 from .step_words import QUESTION_TAGS
 
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
-#: french"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
+#: french", "I not understand this table"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
 _INABILITY_RE = re.compile(
     r"\s*(?:(?:and|but|because|cause|cuz|since|as|coz)\s+)?(?:i|we)\s+(?:really\s+|just\s+|still\s+)?"
-    r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not)\s+(?:really\s+)?"
+    r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not|not)\s+(?:really\s+)?"
     r"(?:read|speak|understand|see|hear|make out|follow|tell)\b[^,;:!?]*[.!]?\s*$", re.I)
 
 
@@ -94,9 +95,28 @@ def only_judges_what_was_made(tokens: list, quotes: list) -> bool:
     # the thing made is one already there ("that pic", "the summary"), not one asked for ("a poem about a dog that ran away")
     made = [k for k, t in enumerate(own) if t.lemma in _MADE_THINGS and t.dep != "ROOT" and any(
         u.lower in _THAT_ONE for u in own[max(0, k - 2):k])]
-    return bool(made) and any(t.tag == "VBD" for t in own)
+    if any(t.lemma in ("want", "need", "wish", "hope", "like") and t.pos == "VERB" for t in own):
+        return False  # "I wanted a picture of the poem I wrote": a wish
+    past = [k for k, t in enumerate(own) if t.tag == "VBD" and t.dep != "aux"]
+    if past and any(u.pos == "PUNCT" for u in own[past[-1]:]) and any(
+            u.lower in ("a", "an") for u in own[next(n for n in range(past[-1], len(own)) if own[n].pos == "PUNCT"):]):
+        return False  # "the picture of the fox was cute, a wolf next": another one asked
+    # each past verb has its subject since the last pause or verb: "the translation was perfect, read it to my mum" commands
+    return bool(made) and bool(past) and all(_has_subject(own, k) for k in past)
 
 
+def _has_subject(toks: list, k: int) -> bool:
+    """A subject stands between the verb at ``k`` and the pause or verb before it."""
+    for u in reversed(toks[:k]):
+        if u.dep in ("nsubj", "nsubjpass"):
+            return True
+        if u.pos == "PUNCT" or u.pos in ("VERB", "AUX") and u.dep not in ("aux", "auxpass", "relcl", "acl"):
+            return False
+    return False
+
+
+#: Marks that open or close quoted words
+_QUOTE_MARKS = {'"', "'", "\u201c", "\u201d", "\u2018", "\u2019"}
 #: Words that open an apology
 _SORRY = {"sorry", "apologies", "apology", "excuse", "pardon", "forgive"}
 
@@ -106,8 +126,8 @@ def only_apologizes(toks) -> bool:
     about the quality"): it asks nothing, though the words after "sorry" may read like a step (a
     language, a recording's quality). Not "sorry, can you translate it" nor "sorry, what is it?"."""
     words = [t for t in toks if (t.pos not in ("PUNCT", "INTJ") or t.lower in _SORRY) and t.lower not in _CHAT_WORDS]
-    if not words or words[0].lower not in _SORRY:
-        return False
+    if not words or words[0].lower not in _SORRY or len(words) > 1 and words[1].lower not in ("for", "about", "my", "if", "again"):
+        return False  # "sorry, in French": a correction (self_repairs.py)
     return not any(t.text == "?" or t.tag in QUESTION_TAGS or t.tag in ("VB", "VBP", "VBZ", "MD") and t.lemma not in _SORRY
                    for t in toks[1:])
 
@@ -122,11 +142,14 @@ _GENERIC = (r"(?:stuff|things|anything|something|videos|pictures|pics|images|pho
             r"|languages|speech|voices|transcripts|translations|summaries|captions|drawings|art)")
 _ABILITY_RES = [
     re.compile(r"\bwhat (?:else |kinds? of (?:things|stuff) |sorts? of (?:things|stuff) )?(?:can|could) (?:you|u) do\b", re.I),
-    re.compile(r"\b(?:which|what) languages? (?:(?:can|do|could) )?(?:you|u)\b", re.I),  # also "which languages you are speaking?"
+    re.compile(r"\b(?:which|what) languages (?:can|do|could) (?:you|u)\b", re.I),
+    re.compile(r"(?:^|[.?!]\s+)(?:which|what) languages? (?:you|u) (?:are |can )?\w+\s*\??\s*$", re.I),  # "which languages you are speaking?"
     re.compile(r"^(?:(?:so|and|hey|hi|um|uh|ok|okay|also|oh|wait),? )*(?:can|could|do|will) (?:you|u) "
                r"(?:also |even |actually |really )?\w+(?: " + _GENERIC + r")?(?: for me)?(?: too| as well| also)?"
                r"\s*\??\s*(?:just asking\b.*)?$", re.I),
-    re.compile(r"\bjust (?:asking|wondering|curious)\b(?!,? (?:if|whether|wh\w+|how|can|could)\b)", re.I),
+    # "..., just curious", "just asking for later", "just wondering, I might send one later"; not "just curious, draw me a cat"
+    re.compile(r"\bjust (?:asking|wondering|curious)\b(?=\s*(?:$|[.!?,]+\s*(?:$|i\b(?!'d|\s+(?:want|need|would))|i'(?!d)|nothing|not\b|no\b)"
+               r"|(?:[.!?,]\s*)?for\b))", re.I),
     # "can you do that for pictures too?": the same again, asked of a kind of thing, names no task
     re.compile(r"^(?:(?:so|and|hey|ok|okay|also|oh|wait),? )*(?:can|could|will) (?:you|u) (?:also |even )?do "
                r"(?:that|this|it|the same)(?: (?:thing|trick))?(?: (?:for|with|on|to) " + _GENERIC + r")?(?: too| as well| also)?\s*\??$", re.I),
@@ -154,9 +177,11 @@ def without_ability_questions(found: list[tuple[int, int, str]], spans: list, qu
     one that gives a command of its own: "what can you do? draw me a cat" still draws the cat, "are
     you able to make videos? just asking" makes none. Where words are quoted, only the clauses that
     ask are left out ("what else can you do? oh and read 'hello there' out loud")."""
-    asking = {i for i, s in enumerate(spans) if asks_about_abilities(s.text) and not any(s.start <= q.start < s.end for q in quotes)}
-    if quotes:
-        return [f for f in found if f[0] not in asking]
+    asking = {i for i, s in enumerate(spans)
+              if asks_about_abilities(s.text) and not commands(s) and not any(s.start <= q.start < s.end for q in quotes)}
+    if quotes:  # "what else can you do? oh and read 'hello there' out loud"; not "... also what does 'gracias' mean"
+        kept = [f for f in found if f[0] not in asking]
+        return kept if kept else found
     return [f for f in found if f[0] not in asking and commands(spans[f[0]])]
 
 
@@ -292,6 +317,10 @@ def _sent_as_is(toks, k: int) -> bool:
 #: Errands no model runs, whatever they are done with ("order more from the supplier", "upload it
 #: to my drive", "text it to her", "book a table")
 _ERRANDS = {"order", "buy", "book", "schedule", "upload", "email", "print", "text", "post", "pay"}
+#: What is put on to be played ("put some lullabies on")
+_PLAYED = {"music", "song", "lullaby", "playlist", "radio", "podcast", "album", "tune", "record", "show", "movie", "tv", "kettle"}
+#: Writings an errand may ask to be made first ("pay me a compliment", "schedule a tweet about the sale")
+_WRITINGS = {"poem", "song", "photo", "letter", "message", "note", "compliment", "tweet", "reply", "joke", "sketch", "speech"}
 
 
 def runs_an_errand(toks) -> bool:
@@ -305,26 +334,42 @@ def runs_an_errand(toks) -> bool:
     k = next((k for k, t in enumerate(toks) if t.pos == "VERB" and t.dep not in ("aux", "auxpass", "amod")), None)
     if k is None or toks[k].tag not in ("VB", "VBP", "VBD") or any(u.dep == "nsubj" and u.lower not in ("you", "u") for u in toks[:k]):
         return False  # not a command ("she'll print it herself"); "put" may be tagged as past
+    if any(t.lemma in _MADE_THINGS | _WRITINGS and toks[n - 1].lower in ("a", "an", "some") for n, t in enumerate(toks) if n > k):
+        return False  # "post a picture of a sunset", "order a poem about pizza": the thing is to be made
+    if any(t.pos == "VERB" and t.tag == "VB" for t in toks[k + 1:]) or toks[k].lemma == "order" and any(t.lower == "by" for t in toks):
+        return False  # "email back: write a polite reply", "order the objects by size"
     verb = toks[k]
     if verb.lemma in _SENDING:
         return _sent_as_is(toks, k)
-    if verb.lemma == "put":  # "put some lullabies on", not "put a hat on the dog"
-        return any(u.lower == "on" and (u.dep == "prt" or n + 1 == len(toks) or toks[n + 1].pos in ("PUNCT", "CCONJ"))
-                   for n, u in enumerate(toks) if n > k)
+    if verb.lemma == "put":  # "put some lullabies on", not "put a hat on the dog" nor "put a vintage filter on"
+        return any(u.lemma in _PLAYED for u in toks[k + 1:]) and any(
+            u.lower == "on" and (u.dep == "prt" or n + 1 == len(toks) or toks[n + 1].pos in ("PUNCT", "CCONJ")) for n, u in enumerate(toks) if n > k)
     return verb.lemma in _ERRANDS
 
 
 #: Questions about the world right now, which no model here answers ("what time is it rn", "how's the weather")
-_WORLD_NOW_RE = re.compile(r"\b(?:what(?:'s| is) the (?:time|date|weather)|what time is it|what day is (?:it|today)"
-                           r"|how(?:'s| is) the weather)\b", re.I)
+_WORLD_NOW_RE = re.compile(r"\b(?:what(?:'s| is) the (?:time|date|weather)(?: like| looking(?: like)?)?|what time is it|what day is (?:it|today)"
+                           r"|how(?:'s| is) the weather(?: looking)?)(?:,? (?:now|rn|right now|today|tonight|tomorrow|here|there|at the moment"
+                           r"|in [A-Z]?\w+(?: [A-Z]\w+)?))*\s*[?.!]*\s*$", re.I)
 #: ... unless asked of something given ("what's the date on the invoice", "what's the weather in this photo")
 _OF_A_THING_RE = re.compile(r"\b(?:this|these|that|those)\b|\b(?:on|in|of|from|at|for) (?:the|it|my|her|his|their)\b", re.I)
 
 
 def asks_the_world_now(clause: str) -> bool:
-    """The clause asks the time, the date or the weather, of no file or text ("... also what time
-    is it rn"): the chat answers it, and no step on the files beside it does."""
-    return bool(_WORLD_NOW_RE.search(clause)) and not _OF_A_THING_RE.search(clause)
+    """The clause ends asking the time, the date or the weather, of no file or text ("... also what
+    time is it rn"): the chat answers it, and no step on the files beside it does. Not quoted
+    words ("translate 'what time is it' into Spanish"), nor "what time is it open till?"."""
+    return bool(_WORLD_NOW_RE.search(clause)) and not _OF_A_THING_RE.search(clause) and not quoted_spans(clause)
+
+
+def without_questions_of_the_world(found: list[tuple[int, int, str]], clauses: list[str]) -> list[tuple[int, int, str]]:
+    """``found`` less the steps of clauses that ask the time or the weather (``asks_the_world_now``),
+    when a step of another clause is left: "transcribe it pls. also what time is it rn" transcribes;
+    "what time is it?" alone, with a photo of a clock, is left as the model read it."""
+    asking = {i for i, c in enumerate(clauses) if asks_the_world_now(c)}
+    if not any(i not in asking for i, _, _ in found):
+        return found
+    return [f for f in found if f[0] not in asking]
 
 
 def asks_about_the_assistant(toks) -> bool:
@@ -334,7 +379,11 @@ def asks_about_the_assistant(toks) -> bool:
     words = [t.lower for t in toks]
     if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
         return False
-    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES for t in toks):
-        return False  # nor one about what it made ("is your translation right?")
+    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES or is_language(t.lower)
+           or t.text in _QUOTE_MARKS for t in toks):
+        return False  # nor one about what it made ("is your translation right?"), nor words quoted or to translate
+    if any(t.pos == "VERB" and (t.tag == "VB" or t.tag == "VBP" and t.dep in ("ROOT", "conj")) and t.lemma not in ("be", "do", "have")
+           for t in toks):
+        return False  # "are you free to help me write a cover letter?", "how r u doing, paint me a sunset": a request
     return any(w in ("your", "ur", "yours") for w in words) or any(
         a in ("are", "r") and b in ("you", "u") for a, b in zip(words, words[1:]))

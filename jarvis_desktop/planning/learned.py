@@ -20,9 +20,9 @@ from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
-from .asks_nothing import (asks_about_abilities, asks_about_the_assistant, asks_the_world_now, on_hold, only_apologizes, only_file_chores,
+from .asks_nothing import (asks_about_abilities, asks_about_the_assistant, on_hold, only_apologizes, only_file_chores,
                            only_judges_what_was_made, only_thanks, runs_an_errand, says_what_it_holds, states_inability,
-                           tells_what_happened, without_ability_questions)
+                           tells_what_happened, without_ability_questions, without_questions_of_the_world)
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading, Span
@@ -227,8 +227,9 @@ class LearnedDetector(Detector):
             w = m.labels.index("text-generation")  # "give me two slogans for my gym and read them to me": written, not chatted
             found = [(i, w, "text-generation") if label == "conversational" else (i, j, label) for i, j, label in found]
         found = without_declined(found, views, m, seg, tuple((q.start, q.end) for q in reading.quotes))
-        found = [f for f in found if not (runs_an_errand(seg.tokens_in(views[f[0]].span))  # "... then order more from the supplier"
-                                          or asks_the_world_now(views[f[0]].span.text))]  # "also what time is it rn"
+        found = [f for f in found if not runs_an_errand(seg.tokens_in(views[f[0]].span))]  # "... then order more from the supplier"
+        if "image" not in given:  # (with a photo or a scan, "what time is it" may be asked of it)
+            found = without_questions_of_the_world(found, [v.span.text for v in views])  # "also what time is it rn"
         found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
                                    m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),
                                    lambda a, b: self._reread(a, b, seg, reading, attachments))
@@ -237,9 +238,10 @@ class LearnedDetector(Detector):
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
                                                                 or reading.previous_answer))
         told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # what only tells asks nothing
-        if any(label == "text-to-speech" for _, _, label in found):
-            found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in told and (w := self.speller.correct(t.lower))},
-                                           told)
+        if any(label == "text-to-speech" for _, _, label in found):  # (quoted words ask for no sound: "translate 'read it out' ...")
+            quiet = told | {t.start for t in seg.tokens if any(q.start <= t.start < q.end for q in reading.quotes)}
+            found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in quiet and (w := self.speller.correct(t.lower))},
+                                           quiet)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
         if to_speak and not any(label == "text-to-speech" for _, _, label in found):
             found = [f for f in found if f not in to_speak or f[2] != "conversational"]  # a chat answer to be spoken ("... I always say sydney")

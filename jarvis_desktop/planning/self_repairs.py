@@ -378,8 +378,8 @@ def _reparandum(doc: Any, words: list[str], alt: _Phrase, hint: int | None, floo
     runs = [j for j in free if doc[j].pos_ in {"NOUN", "PROPN", "NUM", "ADJ"}
             and not (words[j] in _FILE_NOUNS or FILE_RE.fullmatch(doc[j].text))
             and (j + 1 >= limit or doc[j + 1].pos_ not in {"NOUN", "PROPN"})]
-    if runs and _language_words([words[runs[-1]]]) and not _language_words(words[alt.start : alt.end]):
-        return None
+    if not _language_words(words[alt.start : alt.end]):  # ("write a story in Spanish, sorry, a poem": the story)
+        runs = [j for j in runs if not _language_words([words[j]])]
     if not runs:
         return None
     j = runs[-1]

@@ -196,8 +196,8 @@ def _told(v: Any, inherited: str | None, conditional: bool = False) -> str | Non
     if v.lemma_ in _WORDING and v.tag_ in ("VBZ", "VBD") and not aux and who not in ("i", "we", "you") and _one_sentence(subj, v) and any(
             t.text in _QUOTE_MARKS for t in v.doc[v.i + 1:v.i + 3]):
         return "wording"  # what a thing says ("the sign says 'no parking after 6'", "my lease says: ..."); not "... the tax? read it out"
-    if who in ("i", "we") and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
-        return "self"  # "my dad says 7 and I say 9", "in Brazil we say 'valeu'": the user's own words, not a thing to speak
+    if who == "i" and v.tag_ == "VBP" and not aux and v.lemma_ == "say":
+        return "self"  # "my dad says 7 and I say 9": the user's own claim, not a thing to speak
     own = _own_tokens(v)
     if any(t.dep_ != "pobj" and who in _REFLEXIVE.get(t.lower_, ()) for t in own):
         return "self"  # not "caption this photo of myself"
