@@ -22,7 +22,8 @@ from .result_refs import RESULT_NAMES, is_language
 from .step_words import QUESTION_TAGS
 
 #: A clause that only says what the user cannot do ("I can't read the language", "i dont speak
-#: french", "I not understand this table"): a reason for the request, whose verbs (read, speak) would otherwise ask for speech.
+#: french", "I not understand this table"): a reason for the request, whose verbs (read, speak)
+#: would otherwise ask for speech.
 _INABILITY_RE = re.compile(
     r"\s*(?:(?:and|but|because|cause|cuz|since|as|coz)\s+)?(?:i|we)\s+(?:really\s+|just\s+|still\s+)?"
     r"(?:can'?t|cannot|can not|couldn'?t|could not|don'?t|dont|do not|not)\s+(?:really\s+)?"
@@ -59,12 +60,17 @@ def on_hold(text: str, tokens: list) -> bool:
 _THANKS = {"thank", "thanks", "thx", "cheers", "ty"}
 
 
+def _outside(tokens: list, quotes: list) -> list:
+    """The tokens the user says, not those quoted."""
+    return [t for t in tokens if not any(q.start <= t.start < q.end for q in quotes)]
+
+
 def only_thanks(tokens: list, quotes: list) -> bool:
     """The request thanks for, or praises, what was done and asks nothing more ("thanks, the
     transcript looked great", "lol that caption was hilarious, thank you"): no question mark, no
     "please", no command or "could you" (a verb in its base or present form, or a modal) besides the thanking
     itself. Quoted words are not the user's ("how do you say 'thanks for dinner' in Japanese")."""
-    own = [t for t in tokens if not any(q.start <= t.start < q.end for q in quotes)]
+    own = _outside(tokens, quotes)
     if not any(t.lower in _THANKS or t.lemma == "thank" for t in own) or any(t.text == "?" or t.lower == "please" for t in own):
         return False
     if any(t.pos in ("VERB", "AUX") and t.tag in ("VB", "VBP", "MD") and t.lemma != "thank" for t in own):
@@ -87,16 +93,16 @@ def only_judges_what_was_made(tokens: list, quotes: list) -> bool:
     was lowkey fire", "the summary was perfect, my boss loved it"): a made thing is what a verb
     says something of, and nothing is asked - no question mark, no "please", no command, no
     present-tense verb or modal (not "the caption is too long, make it shorter")."""
-    own = [t for t in tokens if not any(q.start <= t.start < q.end for q in quotes) and t.lower not in _CHAT_WORDS]
+    own = [t for t in _outside(tokens, quotes) if t.lower not in _CHAT_WORDS]
     if any(t.text == "?" or t.lower in ("please", "pls") for t in own):
         return False
     if any(t.pos in ("VERB", "AUX") and t.tag in ("VB", "VBP", "VBZ", "MD") and t.lemma != "thank" for t in own):
         return False
+    if any(t.lemma in ("want", "need", "wish", "hope", "like") and t.pos == "VERB" for t in own):
+        return False  # "I wanted a picture of the poem I wrote": a wish
     # the thing made is one already there ("that pic", "the summary"), not one asked for ("a poem about a dog that ran away")
     made = [k for k, t in enumerate(own) if t.lemma in _MADE_THINGS and t.dep != "ROOT" and any(
         u.lower in _THAT_ONE for u in own[max(0, k - 2):k])]
-    if any(t.lemma in ("want", "need", "wish", "hope", "like") and t.pos == "VERB" for t in own):
-        return False  # "I wanted a picture of the poem I wrote": a wish
     past = [k for k, t in enumerate(own) if t.tag == "VBD" and t.dep != "aux"]
     if past and any(u.pos == "PUNCT" for u in own[past[-1]:]) and any(
             u.lower in ("a", "an") for u in own[next(n for n in range(past[-1], len(own)) if own[n].pos == "PUNCT"):]):
@@ -115,8 +121,6 @@ def _has_subject(toks: list, k: int) -> bool:
     return False
 
 
-#: Marks that open or close quoted words
-_QUOTE_MARKS = {'"', "'", "\u201c", "\u201d", "\u2018", "\u2019"}
 #: Words that open an apology
 _SORRY = {"sorry", "apologies", "apology", "excuse", "pardon", "forgive"}
 
@@ -164,7 +168,7 @@ _KNOWS_LANGUAGE_RE = re.compile(r"^(?:(?:so|and|hey|hi|ok|okay|also|oh),? )*(?:(
 def asks_about_abilities(text: str) -> bool:
     """A question about what the assistant can do ("what can you do with pictures?", "which
     languages do u translate?", "can you summarise stuff for me? just asking"), not a request to do
-    it: the answer is what it can do. The caller checks that no file or quoted text came with it."""
+    it: the answer is what it can do. The caller checks that no file came with it."""
     text = text.strip()
     if (m := _KNOWS_LANGUAGE_RE.search(text)) and is_language(m.group(1)):
         return True
@@ -320,7 +324,7 @@ _ERRANDS = {"order", "buy", "book", "schedule", "upload", "email", "print", "tex
 #: What is put on to be played ("put some lullabies on")
 _PLAYED = {"music", "song", "lullaby", "playlist", "radio", "podcast", "album", "tune", "record", "show", "movie", "tv", "kettle"}
 #: Writings an errand may ask to be made first ("pay me a compliment", "schedule a tweet about the sale")
-_WRITINGS = {"poem", "song", "photo", "letter", "message", "note", "compliment", "tweet", "reply", "joke", "sketch", "speech"}
+_WRITINGS = {"song", "photo", "letter", "message", "note", "compliment", "tweet", "reply", "joke", "sketch", "speech"}
 
 
 def runs_an_errand(toks) -> bool:
@@ -372,6 +376,10 @@ def without_questions_of_the_world(found: list[tuple[int, int, str]], clauses: l
     return [f for f in found if f[0] not in asking]
 
 
+#: Marks that open or close quoted words
+_QUOTATION_MARKS = {'"', "'", "\u201c", "\u201d", "\u2018", "\u2019"}
+
+
 def asks_about_the_assistant(toks) -> bool:
     """The clause asks the assistant about itself ("what's your name anyway?", "r u like chatgpt
     or smth?", "how are you today?"): the chat answers it. Not a request put as a question ("can
@@ -380,7 +388,7 @@ def asks_about_the_assistant(toks) -> bool:
     if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
         return False
     if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES or is_language(t.lower)
-           or t.text in _QUOTE_MARKS for t in toks):
+           or t.text in _QUOTATION_MARKS for t in toks):
         return False  # nor one about what it made ("is your translation right?"), nor words quoted or to translate
     if any(t.pos == "VERB" and (t.tag == "VB" or t.tag == "VBP" and t.dep in ("ROOT", "conj")) and t.lemma not in ("be", "do", "have")
            for t in toks):
