@@ -17,7 +17,6 @@ import re
 from typing import Any, Callable
 
 from .detect import QUESTION_START_RE
-from .extract import quoted_spans
 from .result_refs import RESULT_NAMES, is_language
 from .step_words import QUESTION_TAGS
 
@@ -181,12 +180,16 @@ def without_ability_questions(found: list[tuple[int, int, str]], spans: list, qu
     one that gives a command of its own: "what can you do? draw me a cat" still draws the cat, "are
     you able to make videos? just asking" makes none. Where words are quoted, only the clauses that
     ask are left out ("what else can you do? oh and read 'hello there' out loud")."""
-    asking = {i for i, s in enumerate(spans)
-              if asks_about_abilities(s.text) and not commands(s) and not any(s.start <= q.start < s.end for q in quotes)}
+    asking = {i for i, s in enumerate(spans) if asks_about_abilities(s.text) and not commands(s) and not _holds_quote(s, quotes)}
     if quotes:  # "what else can you do? oh and read 'hello there' out loud"; not "... also what does 'gracias' mean"
         kept = [f for f in found if f[0] not in asking]
         return kept if kept else found
     return [f for f in found if f[0] not in asking and commands(spans[f[0]])]
+
+
+def _holds_quote(span, quotes: list) -> bool:
+    """Quoted words begin inside ``span``."""
+    return any(span.start <= q.start < span.end for q in quotes)
 
 
 def says_what_it_holds(toks) -> bool:
@@ -361,23 +364,29 @@ _OF_A_THING_RE = re.compile(r"\b(?:this|these|that|those)\b|\b(?:on|in|of|from|a
 
 def asks_the_world_now(clause: str) -> bool:
     """The clause ends asking the time, the date or the weather, of no file or text ("... also what
-    time is it rn"): the chat answers it, and no step on the files beside it does. Not quoted
-    words ("translate 'what time is it' into Spanish"), nor "what time is it open till?"."""
-    return bool(_WORLD_NOW_RE.search(clause)) and not _OF_A_THING_RE.search(clause) and not quoted_spans(clause)
+    time is it rn"): the chat answers it, and no step on the files beside it does. Not "what time
+    is it open till?"."""
+    return bool(_WORLD_NOW_RE.search(clause)) and not _OF_A_THING_RE.search(clause)
 
 
-def without_questions_of_the_world(found: list[tuple[int, int, str]], clauses: list[str]) -> list[tuple[int, int, str]]:
+def without_questions_of_the_world(found: list[tuple[int, int, str]], spans: list, quotes: list) -> list[tuple[int, int, str]]:
     """``found`` less the steps of clauses that ask the time or the weather (``asks_the_world_now``),
     when a step of another clause is left: "transcribe it pls. also what time is it rn" transcribes;
-    "what time is it?" alone, with a photo of a clock, is left as the model read it."""
-    asking = {i for i, c in enumerate(clauses) if asks_the_world_now(c)}
+    "what time is it?" alone, with a photo of a clock, is left as the model read it. Not a clause
+    with quoted words ("translate 'what time is it' into Spanish")."""
+    asking = {i for i, s in enumerate(spans) if asks_the_world_now(s.text) and not _holds_quote(s, quotes)}
     if not any(i not in asking for i, _, _ in found):
         return found
     return [f for f in found if f[0] not in asking]
 
 
-#: Marks that open or close quoted words
-_QUOTATION_MARKS = {'"', "'", "\u201c", "\u201d", "\u2018", "\u2019"}
+def without_questions_to_the_assistant(found: list[tuple[int, int, str]], spans: list, quotes: list,
+                                       tokens_in: Callable[[Any], list]) -> list[tuple[int, int, str]]:
+    """``found`` less the steps (not the chat) of clauses that ask the assistant about itself
+    (``asks_about_the_assistant``) with no quoted words in them ("what's your name anyway? do I
+    just keep calling you 'computer'": no answer read from the quoted word)."""
+    return [f for f in found if f[2] == "conversational" or _holds_quote(spans[f[0]], quotes)
+            or not asks_about_the_assistant(tokens_in(spans[f[0]]))]
 
 
 def asks_about_the_assistant(toks) -> bool:
@@ -388,8 +397,8 @@ def asks_about_the_assistant(toks) -> bool:
     if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
         return False
     if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES or is_language(t.lower)
-           or t.text in _QUOTATION_MARKS for t in toks):
-        return False  # nor one about what it made ("is your translation right?"), nor words quoted or to translate
+           for t in toks):
+        return False  # nor one about what it made ("is your translation right?"), nor words to translate
     if any(t.pos == "VERB" and (t.tag == "VB" or t.tag == "VBP" and t.dep in ("ROOT", "conj")) and t.lemma not in ("be", "do", "have")
            for t in toks):
         return False  # "are you free to help me write a cover letter?", "how r u doing, paint me a sunset": a request

@@ -28,21 +28,29 @@ _PRODUCTS = {"video": "video", "clip": "video", "animation": "video", "audio": "
 def gives_a_command(tokens: list) -> bool:
     """The request opens with a verb in its base form that heads the sentence ("draw a busy
     market", "animate a robot dancing"), and the verb does not ask for talk."""
-    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
-    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep == "ROOT"
-            and words[0].lemma not in _TALKING)
+    words = _opening_words(tokens, ("PUNCT", "INTJ"))
+    return bool(words) and _commands(words[0], ("ROOT",))
 
 
 def clause_commands(tokens: list) -> bool:
     """A clause that gives a command of its own after whatever opens it ("oh and read it out",
     "anyway, paint me a harbour") or says what the user wants ("i'd like a map of it"), not a
     question about one ("can you paint?")."""
-    words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ", "CCONJ", "ADV") and t.lower not in _OPENERS]
+    words = _opening_words(tokens, ("PUNCT", "INTJ", "CCONJ", "ADV"))
     if words and words[0].lower in ("i", "we"):  # "i want a picture of a cat", "we'd like it in French"
         rest = [t for t in words[1:3] if t.lower not in ("'d", "would", "really")]
         return bool(rest) and rest[0].lemma in ("want", "need", "like") and rest[0].tag in ("VB", "VBP")
-    return (bool(words) and words[0].pos == "VERB" and words[0].tag == "VB" and words[0].dep in ("ROOT", "conj")
-            and words[0].lemma not in _TALKING)
+    return bool(words) and _commands(words[0], ("ROOT", "conj"))
+
+
+def _opening_words(tokens: list, skipped_pos: tuple[str, ...]) -> list:
+    """The words of a request or clause past its openers ("please", "ok so") and ``skipped_pos``."""
+    return [t for t in tokens if t.pos not in skipped_pos and t.lower not in _OPENERS]
+
+
+def _commands(word, deps: tuple[str, ...]) -> bool:
+    """``word`` is a verb in its base form heading its sentence (``deps``) that asks for no talk."""
+    return word.pos == "VERB" and word.tag == "VB" and word.dep in deps and word.lemma not in _TALKING
 
 
 #: Commands whose own verb names the kind of thing they make ("draw a forest", "animate a robot")

@@ -20,9 +20,9 @@ from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
 from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
-from .asks_nothing import (asks_about_abilities, asks_about_the_assistant, on_hold, only_apologizes, only_file_chores,
-                           only_judges_what_was_made, only_thanks, runs_an_errand, says_what_it_holds, states_inability,
-                           tells_what_happened, without_ability_questions, without_questions_of_the_world)
+from .asks_nothing import (asks_about_abilities, on_hold, only_apologizes, only_file_chores, only_judges_what_was_made, only_thanks,
+                           runs_an_errand, says_what_it_holds, states_inability, tells_what_happened, without_ability_questions,
+                           without_questions_of_the_world, without_questions_to_the_assistant)
 from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading, Span
@@ -226,10 +226,11 @@ class LearnedDetector(Detector):
         if "text-generation" in m.labels and any(label == "conversational" for _, _, label in found) and writing_asked(seg.tokens):
             w = m.labels.index("text-generation")  # "give me two slogans for my gym and read them to me": written, not chatted
             found = [(i, w, "text-generation") if label == "conversational" else (i, j, label) for i, j, label in found]
-        found = without_declined(found, views, m, seg, tuple((q.start, q.end) for q in reading.quotes))
+        quoted = tuple((q.start, q.end) for q in reading.quotes)
+        found = without_declined(found, views, m, seg, quoted)
         found = [f for f in found if not runs_an_errand(seg.tokens_in(views[f[0]].span))]  # "... then order more from the supplier"
         if "image" not in given:  # (with a photo or a scan, "what time is it" may be asked of it)
-            found = without_questions_of_the_world(found, [v.span.text for v in views])  # "also what time is it rn"
+            found = without_questions_of_the_world(found, [v.span for v in views], reading.quotes)  # "also what time is it rn"
         found = without_told_steps(found, P, views, m, seg, reading, m.threshold * CLAUSE_SHARE,  # a question of a file given
                                    m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),
                                    lambda a, b: self._reread(a, b, seg, reading, attachments))
@@ -237,9 +238,9 @@ class LearnedDetector(Detector):
         found = without_playback(found, views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
                                                                 or reading.previous_answer))
-        told = told_words(reading.text, tuple((q.start, q.end) for q in reading.quotes)).tokens  # what only tells asks nothing
+        told = told_words(reading.text, quoted).tokens  # what only tells asks nothing
         if any(label == "text-to-speech" for _, _, label in found):  # (quoted words ask for no sound: "translate 'read it out' ...")
-            quiet = told | {t.start for t in seg.tokens if any(q.start <= t.start < q.end for q in reading.quotes)}
+            quiet = told | {t.start for t in seg.tokens if any(a <= t.start < b for a, b in quoted)}
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in quiet and (w := self.speller.correct(t.lower))},
                                            quiet)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
@@ -251,8 +252,7 @@ class LearnedDetector(Detector):
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
-            # "what's your name anyway? ... calling you 'computer'": the chat answers, no step on the quoted word
-            found = [f for f in found if f[2] == "conversational" or not asks_about_the_assistant(seg.tokens_in(views[f[0]].span))]
+            found = without_questions_to_the_assistant(found, [v.span for v in views], reading.quotes, seg.tokens_in)  # "what's your name?"
         if on_hold(reading.text, [t for t in seg.tokens if t.start not in told]):
             found, reading.held = [], True
         elif only_thanks(seg.tokens, reading.quotes) and not by_name or (  # not "object detection, thanks"
