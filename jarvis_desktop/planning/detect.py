@@ -519,7 +519,7 @@ SOUND_LABEL_RE = re.compile(
 CONTROL_WORDS = [
     (re.compile(r"\b(?:(?:open)?pose|skeleton|posture|stance)", re.I), "openpose"),
     (re.compile(r"\bedge|\bcanny|contour", re.I), "canny"),
-    (re.compile(r"\b(?:straight )?lines\b|\bline drawing|\blayout of the walls|\bwireframe|\bm-?lsd\b", re.I), "mlsd"),
+    (re.compile(r"\b(?:straight )?lines\b|\b(?:straight )?line (?:drawing|map)|\blayout of the walls|\bwireframe|\bm-?lsd\b", re.I), "mlsd"),
     (re.compile(r"\bdepth", re.I), "depth"),
     (re.compile(r"\bboundar|\bsketch|\boutline|\bsoft (?:edge|line)|\bhed\b", re.I), "hed"),
     (re.compile(r"\bnormal", re.I), "normal"),

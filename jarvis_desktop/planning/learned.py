@@ -19,6 +19,7 @@ from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
+from .asked_of_both import asked_of_another
 from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
 from .asks_nothing import (asks_about_abilities, on_hold, only_apologizes, only_file_chores, only_judges_what_was_made, only_thanks,
                            runs_an_errand, says_what_it_holds, states_inability, tells_what_happened, without_ability_questions,
@@ -32,6 +33,7 @@ from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions
 from .heard_questions import questions_on_transcripts, questions_on_translations
 from .imperatives import clause_commands, commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .made_together import with_things_asked
+from .maps_named import MAP_ESTIMATES, maps_named
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -40,12 +42,12 @@ from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, result_names, version_in_language_asked
 from .rewritten_as import writings_from_words
 from .segment import Segmentation, load_nlp, segment
-from .speech_asked import QUESTION_WORDS
+from .speech_asked import QUESTION_WORDS, words_not_of_sound
 from .speech_steps import (spoken_readings, without_nothing_to_speak, without_playback, without_speech_asked_about,
                            without_unasked_speech)
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
-from .step_words import ASKING_VERBS, YOU_WORDS, asks_a_choice
+from .step_words import ASKING_VERBS, STATIVE_VERBS, YOU_WORDS, asks_a_choice
 from .stepmodel import StepModel
 from .task_names import named_by_task_name
 from .told_only import told_words, without_declined, without_told_steps
@@ -191,6 +193,8 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
+        found += asked_of_another(found, P, views, seg, m.threshold)  # "..., and also describe the actual photo"
+        found += maps_named(found, P, views, seg, m.labels, given, m.threshold)  # "pose + depth pls"
         found = questions_on_transcripts(found, P, views, m, seg, attached, m.threshold * CLAUSE_SHARE)  # "tell me when we meet"
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
@@ -240,7 +244,7 @@ class LearnedDetector(Detector):
                                                                 or reading.previous_answer))
         told = told_words(reading.text, quoted).tokens  # what only tells asks nothing
         if any(label == "text-to-speech" for _, _, label in found):  # (quoted words ask for no sound: "translate 'read it out' ...")
-            quiet = told | {t.start for t in seg.tokens if any(a <= t.start < b for a, b in quoted)}
+            quiet = told | {t.start for t in seg.tokens if any(a <= t.start < b for a, b in quoted)} | words_not_of_sound(seg.tokens, "image" in given)
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in quiet and (w := self.speller.correct(t.lower))},
                                            quiet)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
@@ -277,8 +281,8 @@ class LearnedDetector(Detector):
             # a control map and an image to make: the image is generated from the map
             found = [(i, m.labels.index(GUIDED) if lab == CONTROL else j, GUIDED if lab == CONTROL else lab)
                      for i, j, lab in found if lab != "text-to-image"]
-        if labels_found & {CONTROL, GUIDED} and (same := _MAP_ESTIMATES.get(control_kind("", reading.text))):
-            found = [f for f in found if f[2] != same]  # "take the depth of room.jpg, render it underwater"
+        same = {MAP_ESTIMATES.get(control_kind(views[i].span.text, reading.text)) for i, _, lab in found if lab in (CONTROL, GUIDED)}
+        found = [f for f in found if f[2] not in same]  # "take the depth of room.jpg, render it underwater"
         by_clause: dict[int, set[str]] = {}
         for i, _, label in found:
             by_clause.setdefault(i, set()).add(label)
@@ -418,8 +422,6 @@ _LEAVE_RE = re.compile(r"\b(?:ignor\w*|never ?mind|forget about|skip|leave out)\
 #: audio?) unless the weaker is at least this share as likely as the stronger. Steps on text are
 #: not rivals (they chain within a clause: "summarise it and read it out"), except two that write.
 RIVAL_SHARE = 0.7
-#: The steps whose result is the control map of that kind: with the map planned, asked once
-_MAP_ESTIMATES = {"depth": "depth-estimation", "seg": "image-segmentation"}
 #: Steps that write new text from text: two of them in one clause are two readings of one request.
 WRITERS = {"text-generation", "conversational", "text2text-generation"}
 #: Steps that judge a file as text-classification judges text: in one clause, two readings of one question.
@@ -562,8 +564,6 @@ def _compared_files_read(found: list[tuple[int, int, str]], P: np.ndarray, label
 CLAUSE_SHARE = 0.5
 
 
-#: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
-_STATIVE = {"have", "be", "get", "attach", "include", "contain", "show"}
 #: Verbs that say something is made, not which task makes it ("generate speech")
 _MAKING = {"generate"}
 
@@ -586,7 +586,7 @@ def _unclaimed_clause_steps(found: list[tuple[int, int, str]], P: np.ndarray, vi
         toks = seg.tokens_in(view.span)
         verbs = [t for t in toks if t.pos == "VERB"]
         choice = asks_a_choice(toks)
-        if (seg.parsed and not any(t.lemma not in _STATIVE for t in verbs) and not choice
+        if (seg.parsed and not any(t.lemma not in STATIVE_VERBS for t in verbs) and not choice
                 and thing_to_make(toks, media_words) is None):
             continue  # not an action: a file or text the user has, a question without a verb or choice
         j, bar = int(P[i].argmax()), CLAUSE_SHARE

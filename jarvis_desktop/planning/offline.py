@@ -32,8 +32,9 @@ from .references import file_references, points_at_given, quote_reference
 from .gaps import add_copies
 from .repeats import ASKED_AGAIN_STEPS, described_before, prompt_again
 from .self_repairs import as_meant
-from .result_refs import (RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject, language_named,
-                          means_original, means_same, says_source, target_languages)
+from .result_refs import (MAP_REF_RE, PICTURE_READERS, RESULT_REF_RE, TEXT_REF_RE, asks_more_of_given, bare_target, has_own_subject,
+                          is_a_map, language_named, means_original, means_same, reads_the_mapped_picture, says_source,
+                          target_languages)
 from .spoken_source import attachment_named, spoken_source
 from .plan_state import (PlanNode, PlanState, files_named_in, files_with_words, given_files, given_words, nearest_file, original_words,
                          own_instruction, statement_spoken, step_part, table_file, table_files, text_file_pointed, topic_files_before, values_read)
@@ -52,13 +53,6 @@ PROSE_TASKS = CONTENT_TASKS - {"text-to-speech", "conversational"}
 VERDICT_TASKS = LABEL_TASKS - {"token-classification"}
 #: Steps that make a new version of their file: "also" after them may well mean the new one
 _NEW_VERSIONS = {"image-to-image", "audio-to-audio"}
-#: Steps that make a map of the picture they read, and steps that read what a picture shows: in a
-#: terse list ("depth + seg") each reads the picture given, though TaskBench's worded chains read the map
-_MAPS_OF_PICTURES = {"depth-estimation", "image-segmentation", "object-detection"}
-_READS_PICTURE = {"image-to-text", "image-classification", "visual-question-answering"}
-#: Words of a terse step that point at the map made before it ("depth + caption the map"; not
-#: "seg + depth map", the step's own)
-_MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
 
 
 #: Object pronouns that point at what an earlier step made
@@ -428,10 +422,10 @@ class OfflinePlanner:
             # one more step on the file the step before in the sentence read (a map or a cut-out is
             # not the photo); a new sentence ("Also, ...") may go on from the result
             return prod.args[kind]
-        if prod and means_same(clause.text):
+        if prod and (means_same(clause.text) or reads_the_mapped_picture(prod.task, d.task, r.tokens, clause, prod.pos)):
             return prod.args.get(kind) or placeholder(prod.id)  # the picture that step read, else the one it made
-        if (prod and prod.task in _MAPS_OF_PICTURES and d.task in _MAPS_OF_PICTURES | _READS_PICTURE
-                and len(clause.text.split()) <= 3 and not _MAP_REF_RE.search(clause.text) and (given := given_files(kind, st))):
+        if (prod and is_a_map(prod.task) and (is_a_map(d.task) or d.task in PICTURE_READERS)
+                and len(clause.text.split()) <= 3 and not MAP_REF_RE.search(clause.text) and (given := given_files(kind, st))):
             return given[0]  # "depth + seg", "depth + caption": of the photo given, not of the map before
         if prod and not parallel:
             return placeholder(prod.id)

@@ -96,15 +96,20 @@ def _ordinal_refs(text: str, attachments: list[Attachment]) -> list[Span]:
 
 def _name_refs(text: str, attachments: list[Attachment]) -> list[Span]:
     """ "the boarding pass" for boarding_pass.png: the words of a file's name, in order, when they
-    name only that file."""
+    name only that file; or one word of its name that no other file's name has, before a noun of
+    its kind ("the after photo" for after_haircut.jpg beside before_haircut.jpg)."""
     found: dict[tuple[int, int], list[str]] = {}
+    stems = {a.path.name: [w for w in re.split(r"[^a-z]+", Path(a.path.name).stem.lower()) if len(w) >= 3] for a in attachments}
     for a in attachments:
-        words = [w for w in re.split(r"[^a-z]+", Path(a.path.name).stem.lower()) if len(w) >= 3]
+        words = stems[a.path.name]
         if not words or all(w in _GENERIC for w in words):
             continue
         pattern = r"\b" + r"[\s_-]+".join(re.escape(w) for w in words) + r"s?\b"
-        for m in re.finditer(pattern, text, re.I):
-            found.setdefault((m.start(), m.end()), []).append(a.path.name)
+        own = [w for w in words if w not in _GENERIC and not any(w in v for n, v in stems.items() if n != a.path.name)]
+        nouns = "|".join(sorted(KIND_NOUNS.get(a.kind, set()) | {"one", "file"}))
+        by_word = [rf"\b(?:the|this|that|my)\s+({re.escape(w)})\s+(?:{nouns})s?\b" for w in own]
+        for m in [hit for rx in [pattern, *by_word] for hit in re.finditer(rx, text, re.I)]:
+            found.setdefault((m.start(m.lastindex or 0), m.end()), []).append(a.path.name)
     return [Span(names[0], s, e) for (s, e), names in found.items() if len(set(names)) == 1]
 
 

@@ -31,6 +31,7 @@ OWN_SUBJECT_RE = re.compile(
 #: "the original photo", "the original one", "the same sentence": the file or words as given, before
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
+                         r"|\b(?:the|my)\s+(?:actual|real|unedited|untouched)\s+(?:photo|picture|image|pic|shot|recording|audio|file|one|text)\b"
                          r"|\bthe\s+same\s+(?:\w+\s+)?(?:sentence|text|words|phrase|line|quote|message)\b", re.I)
 #: A result's name as one word, for a step made once per file ("the captions") or asked beside a
 #: chore ("... with a short summary of each")
@@ -116,6 +117,77 @@ def means_same(text: str) -> bool:
     """``text`` points at the file the step before worked on ("estimate the depth in the picture you
     made, and describe that same picture"), not at what that step made of it."""
     return bool(_SAME_RE.search(text))
+
+
+#: Nouns of a picture as what it shows, after a determiner ("the photo", "this image"); not a noun
+#: in a compound ("the image attributes") nor an owner ("the image's classification") nor a map, cut-out or version made of it ("the depth image")
+_PICTURE_NOUNS = frozenset("photo photos photograph picture pictures image images pic pics shot snapshot snap".split())
+_PICTURE_DETERMINERS = frozenset("the this that my our your".split())
+
+
+#: Steps whose image is a map of the picture they read (depths, segments, the objects found), and
+#: steps that read what a picture shows
+_MAP_MAKERS = frozenset({"depth-estimation", "image-segmentation", "object-detection"})
+PICTURE_READERS = frozenset({"image-to-text", "image-classification", "visual-question-answering"})
+#: Words of a step that point at the map made before it ("caption it", "count the people in the
+#: cut-out"; not "seg + depth map", which names the step's own map)
+MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
+#: ... and the maps no one reads for what they show, named ("the depth image", "the pose skeleton")
+_MAP_NAMED_RE = re.compile(r"\b(?:the|this|that|its|your)\s+(?:\w+\s+)?(?:map|mask|result|output|depth|edges?|pose|skeleton|"
+                           r"outline|lines|normals?|segments?|segmentation)\b", re.I)
+#: Nouns of a picture as what it shows, after a determiner ("the photo", "this image"); not a noun
+#: in a compound ("the image attributes") nor an owner ("the image's classification")
+_PICTURE_NOUNS = frozenset("photo photos photograph picture pictures image images pic pics shot snapshot snap".split())
+_PICTURE_DETERMINERS = frozenset("the this that my our your".split())
+
+
+def is_a_map(task: str) -> bool:
+    """``task`` makes a map of the picture it reads (a control map too), not a new picture."""
+    return task in _MAP_MAKERS or task.endswith("-control")
+
+
+def reads_the_mapped_picture(maker: str, reader: str, tokens: Sequence, clause: Span, made_at: int) -> bool:
+    """A step that reads what a picture shows (``reader``), asked in a clause after the one (at
+    ``made_at``) of a step that made a map of it (``maker``), reads the picture, unless its words
+    point at the map ("caption it", "based on the estimated depth"): where its clause names the
+    picture ("make a depth map of this photo, then describe the image"), and after a control map,
+    which shows nothing to read ("pose of the goalie, and what colour is his jersey"). In the map's
+    own clause it reads the map ("which object is closest, using depth estimation on my photo")."""
+    if reader not in PICTURE_READERS | {"object-detection", "document-question-answering"} or not is_a_map(maker) or (
+            clause.start <= made_at < clause.end):
+        return False
+    toks = [t for t in tokens if clause.start <= t.start < clause.end]
+    if _MAP_NAMED_RE.search(clause.text) or any(t.lower in ("it", "them") or t.lower in ("that", "this") and t.dep in ("dobj", "pobj")
+                                                 for t in toks):
+        return False
+    return _names_the_picture(toks) or maker.endswith("-control")
+
+
+def _names_the_picture(tokens: Sequence) -> bool:
+    for k, t in enumerate(tokens):
+        if t.lower in _PICTURE_NOUNS and t.dep not in ("compound", "poss"):
+            j = k - 1
+            while j >= 0 and tokens[j].lower in ("whole", "full", "entire", "actual", "original"):
+                j -= 1
+            if j >= 0 and tokens[j].lower in _PICTURE_DETERMINERS:
+                return True
+    return False
+
+
+#: A result named as something a step made ("the watercolour version", "the segmentation you made",
+#: "the edited photo", "your cut-out")
+_MADE_THING_RE = re.compile(r"\b(?:you|u)\s+(?:just\s+)?(?:made|did|drew|created|generated|wrote|produced)\b"
+                            r"|\b(?:generated|edited|new|resulting|processed|segmented|cleaned|restyled|changed|modified)\s+"
+                            r"(?:photo|picture|image|pic|version|one|audio|recording|text)\b"
+                            r"|\b(?:the|that|this|your|its)\s+(?:[\w-]+\s+)?(?:version|cut-?out|segmentation|mask|result|output)\b", re.I)
+
+
+def source_named(text: str) -> str | None:
+    """What ``text`` names as the thing a step works on: "original" (the file or words as given:
+    "the actual photo"), "made" (an earlier step's result: "the watercolour version"), else None."""
+    if means_original(text):
+        return "original"
+    return "made" if _MADE_THING_RE.search(text) else None
 
 
 def means_original(text: str) -> bool:

@@ -265,6 +265,8 @@ def tidy_question(question: str) -> str:
 #: takes "could you ...?", a command put as a question
 DIRECT_QUESTION_RE = re.compile(r"(?:^|^[^,]{1,24},\s*)(?:and\s+|so\s+|ok\s+)?(?:what|how|who|which|where|when|why|whose"
                                 r"|do|does|did|is|are|was|were|has|have|am)(?:'s|s)?\b", re.I)
+#: Verbs that say what the user has, not what to do ("I have a photo ...", "here is the text").
+STATIVE_VERBS = frozenset({"have", "be", "get", "attach", "include", "contain", "show"})
 #: The words that address the assistant ("how's your day going?", "what is your name?")
 YOU_WORDS = frozenset({"you", "your", "yours", "u", "ur", "yourself"})
 _CHOICE_CUES = {"is", "are", "was", "were", "whether", "if", "does", "do", "did", "sound", "sounds", "seem", "seems"}

@@ -1,0 +1,113 @@
+"""What each step of a plan works on when several steps touch one picture: the picture itself, a
+map made of it, an edit of it, or one of two files named by a word of its name. Every sentence
+was written for these tests (none is in the training requests or the benchmark sets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jarvis_desktop.pipeline.plan import placeholder
+from jarvis_desktop.planning.offline import OfflinePlanner
+from planner_helpers import attach, tasks_of
+
+
+@pytest.fixture(scope="module")
+def planner() -> OfflinePlanner:
+    return OfflinePlanner()
+
+
+def _inputs(check) -> list[str]:
+    """Each step's picture: a file's name, or the placeholder of the step whose image it reads."""
+    return [Path(v).name if (v := t.args.get("image", "")).startswith("/") else v for t in check.plan.tasks]
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    # a map asked by its name beside a plainer step: the map is planned too
+    ("edge map of this pls, and what breed is the dog on the jetty", ["canny-control", "image-classification"]),
+    ("skeleton pose pls + caption", ["openpose-control", "image-to-text"]),
+    # ... and a question about the scene reads the photo, not the map
+    ("straight line map of the pier, and how many boats are moored there", ["mlsd-control", "object-detection"]),
+])
+def test_a_map_named_beside_another_step_is_planned_and_the_other_step_reads_the_photo(planner, tmp_path, request_text, tasks):
+    check = planner.plan(request_text, attach(tmp_path, "lake.jpg"))
+    assert tasks_of(check) == tasks
+    assert _inputs(check) == ["lake.jpg", "lake.jpg"]
+
+
+def test_words_said_of_the_picture_ask_for_no_map(planner, tmp_path):
+    """"the edges are blurry": the edges are the photo's, not an edge map asked for."""
+    check = planner.plan("the edges in this photo are blurry, can you sharpen it up", attach(tmp_path, "lake.jpg"))
+    assert not any(t.task.endswith("-control") for t in check.plan.tasks)
+
+
+def test_a_caption_of_the_photo_after_a_depth_map_reads_the_photo(planner, tmp_path):
+    check = planner.plan("make a depth map of this picture and then describe the photo for me", attach(tmp_path, "lake.jpg"))
+    assert tasks_of(check) == ["depth-estimation", "image-to-text"]
+    assert _inputs(check) == ["lake.jpg", "lake.jpg"]
+
+
+@pytest.mark.parametrize("request_text, first", [
+    ("make a depth map of this picture and caption it", "depth-estimation"),
+    ("cut the boat out, then describe the cut-out", "image-segmentation"),
+    ("pull the pose out of this shot and then describe the pose", "openpose-control"),
+])
+def test_a_step_that_points_at_the_map_reads_the_map(planner, tmp_path, request_text, first):
+    check = planner.plan(request_text, attach(tmp_path, "lake.jpg"))
+    assert tasks_of(check) == [first, "image-to-text"]
+    assert _inputs(check)[1] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text, edit", [
+    ("caption this photo, make it look like a pencil sketch, then describe the sketch version too", 1),
+    ("turn it into a comic panel, describe the panel you made, and also describe the real photo", 0),
+])
+def test_a_caption_asked_of_the_edit_and_of_the_photo_is_two_captions(planner, tmp_path, request_text, edit):
+    check = planner.plan(request_text, attach(tmp_path, "lake.jpg"))
+    tasks = tasks_of(check)
+    assert tasks.count("image-to-text") == 2 and tasks[edit] == "image-to-image"
+    read = sorted(v for t, v in zip(check.plan.tasks, _inputs(check)) if t.task == "image-to-text")
+    assert read == sorted(["lake.jpg", placeholder(check.plan.tasks[edit].id)])
+
+
+def test_a_second_word_about_the_same_photo_is_one_caption(planner, tmp_path):
+    """"describe this photo and also describe the colours": one picture, one caption step."""
+    check = planner.plan("describe this photo and also describe the colours", attach(tmp_path, "lake.jpg"))
+    assert tasks_of(check).count("image-to-text") == 1
+
+
+@pytest.mark.parametrize("request_text, read", [
+    ("describe the winter photo", "winter_beach.jpg"),
+    ("how many people are in the winter one?", "winter_beach.jpg"),
+    ("what is the weather like in the summer photo?", "summer_beach.jpg"),
+])
+def test_one_of_two_files_is_pointed_at_by_a_word_of_its_name(planner, tmp_path, request_text, read):
+    check = planner.plan(request_text, attach(tmp_path, "summer_beach.jpg", "winter_beach.jpg"))
+    assert _inputs(check) == [read]
+
+
+def test_a_word_of_a_file_name_used_otherwise_points_at_no_file(planner, tmp_path):
+    """"after the photo ...": a preposition, not the after_*.jpg file."""
+    check = planner.plan("after the photo is captioned, read the caption aloud", attach(tmp_path, "before_cut.jpg", "after_cut.jpg"))
+    assert "after_cut.jpg" not in _inputs(check)
+
+
+@pytest.mark.parametrize("request_text, tasks", [
+    # reading a picture's words to work on them is not speaking them
+    ("can you read my scribbled shopping list and tell me if it sounds complete", ["image-to-text"]),
+    ("read the text on this flyer, translate it into English, and then tell me when the concert starts",
+     ["image-to-text", "translation", "question-answering"]),
+])
+def test_reading_a_picture_to_work_on_its_words_asks_for_no_speech(planner, tmp_path, request_text, tasks):
+    check = planner.plan(request_text, attach(tmp_path, "card.jpg"))
+    assert tasks_of(check) == tasks
+
+
+@pytest.mark.parametrize("request_text", [
+    "read the writing on this postcard to me",
+    "read the writing on this postcard out loud and translate it into Spanish",
+])
+def test_reading_a_picture_to_someone_still_speaks_it(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "card.jpg"))
+    assert "text-to-speech" in tasks_of(check)
