@@ -111,3 +111,33 @@ def test_reading_a_picture_to_work_on_its_words_asks_for_no_speech(planner, tmp_
 def test_reading_a_picture_to_someone_still_speaks_it(planner, tmp_path, request_text):
     check = planner.plan(request_text, attach(tmp_path, "card.jpg"))
     assert "text-to-speech" in tasks_of(check)
+
+
+def _deps(check) -> list[list[int]]:
+    return [t.dep for t in check.plan.tasks]
+
+
+def test_a_pose_taken_from_a_picture_made_first_reads_that_picture(planner):
+    check = planner.plan("generate a photo of a sprinter at the start line, and then use the sprinter's pose from that image "
+                         "to make an astronaut in the same position")
+    assert tasks_of(check) == ["text-to-image", "openpose-control", "openpose-text-to-image"]
+    assert _deps(check) == [[], [0], [1]]
+
+
+def test_a_picture_made_then_turned_into_another_scene_is_edited(planner):
+    check = planner.plan("make a picture of a sailboat at sea, then turn it into a stormy night scene")
+    assert tasks_of(check) == ["text-to-image", "image-to-image"]
+    assert _deps(check) == [[], [0]]
+
+
+def test_two_things_drawn_in_two_commands_are_two_pictures(planner):
+    check = planner.plan("sketch a sunflower and then sketch a cactus")
+    assert tasks_of(check) == ["text-to-image", "text-to-image"]
+    assert [t.args["text"] for t in check.plan.tasks] == ["a sunflower", "a cactus"]
+
+
+def test_a_question_about_your_picture_asks_about_the_picture_made(planner):
+    """"your painting" is the one just asked for, not a question about the assistant."""
+    check = planner.plan("paint a bowl of fruit. how many apples are in your painting?")
+    assert tasks_of(check) == ["text-to-image", "object-detection"]
+    assert _deps(check) == [[], [0]]

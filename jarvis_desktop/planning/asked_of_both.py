@@ -1,7 +1,8 @@
 """One step asked twice, of two things named apart: "caption this, turn it into a watercolour, then
 describe the watercolour version too", "describe the segmentation you made, and also describe the
-actual photo". The step model places a step once per request, where it scores most; a second clause
-that asks the same step of another thing (the original beside a result) is a second step.
+actual photo", "draw a cat and then draw a dog". The step model places a step once per request,
+where it scores most; a second clause that asks the same step of another thing (the original beside
+a result, a picture of its own) is a second step, and one that changes the picture made is an edit.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .result_refs import source_named
+from .imperatives import drawn_in_clause
+from .step_labels import EDIT, TEXT_MAKERS
 from .step_words import STATIVE_VERBS
 
 #: Steps that read what a file holds: asked of two things, two answers. Not the steps that make a
@@ -20,21 +23,49 @@ _READERS = {"image-to-text", "image-classification", "visual-question-answering"
 
 def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, threshold: float) -> list[tuple[int, int, str]]:
     """Steps for the clauses with none of their own whose likeliest step is one planned at another
-    clause, where the two clauses name different things to work on: one the original, the other a
-    result, or one of them a result and the other nothing. A step asked twice is rarer than once:
-    the model must be twice as sure as it is of a step at all (``threshold``) - "then forward the
-    English version to the team" leans to the transcription before it, far less surely."""
+    clause: a reading step where the two clauses name different things to work on (one the
+    original, the other a result, or one of them a result and the other nothing), a picture where
+    the clause's own verb draws a thing of its own ("draw a cat and then draw a dog"). A reading
+    asked twice is rarer than once: the model must be twice as sure as it is of a step at all
+    (``threshold``) - "then forward the English version to the team" leans to the transcription
+    before it, far less surely; a thing drawn is its own evidence."""
     claimed = {i for i, _, _ in found}
     out = []
     for i, view in enumerate(views):
         j = int(P[i].argmax()) if len(P[i]) else -1
-        if i in claimed or j < 0 or P[i, j] < 2 * threshold:
+        first = next((f for f in found if f[1] == j), None) if i not in claimed and j >= 0 else None
+        if first is None:
             continue
-        first = next((f for f in found if f[1] == j), None)
-        if first is None or first[2] not in _READERS:
-            continue
-        verbs = [t for t in seg.tokens_in(view.span) if t.pos == "VERB" and t.lemma not in STATIVE_VERBS]
-        here, there = source_named(view.span.text), source_named(views[first[0]].span.text)
-        if verbs and here is not None and here != there:
+        toks = seg.tokens_in(view.span)
+        if first[2] in _READERS and P[i, j] >= 2 * threshold:
+            verbs = [t for t in toks if t.pos == "VERB" and t.lemma not in STATIVE_VERBS]
+            here, there = source_named(view.span.text), source_named(views[first[0]].span.text)
+            if verbs and here is not None and here != there:
+                out.append((i, j, first[2]))
+        elif first[2] not in _READERS and TEXT_MAKERS.get(drawn_in_clause(toks) or "") == first[2]:
             out.append((i, j, first[2]))
+    return out
+
+
+#: Object pronouns that point back at a thing made ("turn that into ...", "make it ...")
+_BACK = {"it", "that", "this", "them"}
+
+
+def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, labels: list[str],
+                             threshold: float) -> list[tuple[int, int, str]]:
+    """An edit for each clause with no step of its own whose likeliest step is the picture an earlier
+    clause makes, and whose command's object points back at it ("generate a cabin in the woods and
+    then turn that into a snowy winter scene"): the picture made is changed, not made again."""
+    if "text-to-image" not in labels or EDIT not in labels:
+        return []
+    t2i, claimed = labels.index("text-to-image"), {i for i, _, _ in found}
+    made = [k for k, j, _ in found if j == t2i]
+    out = []
+    for i, view in enumerate(views):
+        if i in claimed or not made or min(made) >= i or int(P[i].argmax()) != t2i or P[i, t2i] < threshold:
+            continue
+        toks = seg.tokens_in(view.span)
+        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS and u.lower in _BACK and u.dep == "dobj"
+               for t, u in zip(toks, toks[1:])):
+            out.append((i, labels.index(EDIT), EDIT))
     return out

@@ -396,9 +396,9 @@ def asks_about_the_assistant(toks) -> bool:
     words = [t.lower for t in toks]
     if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
         return False
-    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES or is_language(t.lower)
+    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in _MADE_THINGS or is_language(t.lower)
            for t in toks):
-        return False  # nor one about what it made ("is your translation right?"), nor words to translate
+        return False  # nor one about what it made ("is your translation right?", "how many eggs in your picture?"), nor words to translate
     if any(t.pos == "VERB" and (t.tag == "VB" or t.tag == "VBP" and t.dep in ("ROOT", "conj")) and t.lemma not in ("be", "do", "have")
            for t in toks):
         return False  # "are you free to help me write a cover letter?", "how r u doing, paint me a sunset": a request

@@ -19,7 +19,7 @@ from ..config import resources_dir
 from ..media import Attachment
 from ..task_types import TASK_TYPES
 from ..voice.commands import is_voice_command
-from .asked_of_both import asked_of_another
+from .asked_of_both import asked_of_another, changes_of_made_pictures
 from .asked_again import again_on_other_files, named_again, questions_asked_again, names_task
 from .asks_nothing import (asks_about_abilities, on_hold, only_apologizes, only_file_chores, only_judges_what_was_made, only_thanks,
                            runs_an_errand, says_what_it_holds, states_inability, tells_what_happened, without_ability_questions,
@@ -33,7 +33,7 @@ from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions
 from .heard_questions import questions_on_transcripts, questions_on_translations
 from .imperatives import clause_commands, commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .made_together import with_things_asked
-from .maps_named import MAP_ESTIMATES, maps_named
+from .maps_named import MAP_ESTIMATES, maps_named, words_beside_the_map
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
                            makers_of_named_results, questions_not_captions, writings_to_speak)
@@ -194,11 +194,13 @@ class LearnedDetector(Detector):
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
         found += asked_of_another(found, P, views, seg, m.threshold)  # "..., and also describe the actual photo"
+        found += changes_of_made_pictures(found, P, views, seg, m.labels, m.threshold)  # "draw a cabin, then turn that into winter"
         found += maps_named(found, P, views, seg, m.labels, given, m.threshold)  # "pose + depth pls"
         found = questions_on_transcripts(found, P, views, m, seg, attached, m.threshold * CLAUSE_SHARE)  # "tell me when we meet"
         by_name = named_by_task_name(found, views, m.labels, reading, seg, given)
         found += by_name
-        found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE)
+        found += makers_of_missing_media(found, P, m, reading, attachments, m.threshold * FALLBACK_SHARE,
+                                         lambda k: media_made(toks := seg.tokens_in(views[k].span)) | {drawn_in_clause(toks)})
         found += again_on_other_files(found, P, views, m.threshold * CLAUSE_SHARE, reading, attachments)
         found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
         found += questions_asked_again(found, P, views, seg, m.threshold)  # "how much was the tip? and the date?"
@@ -271,8 +273,7 @@ class LearnedDetector(Detector):
             found = []  # "put these into a zip": the desktop's work, not a model's
         labels_found = {label for _, _, label in found}
         if GUIDED in labels_found and CONTROL in m.labels and draws_nothing(
-                [t.text for t in seg.tokens if not any(f.start <= t.start < f.end for f in reading.files)],
-                self.kb.media_words.get("image", set())):
+                words_beside_the_map(found, views, seg, reading.files, images := self.kb.media_words.get("image", set())), images):
             # nothing to draw: the map alone was asked for
             found = [(i, m.labels.index(CONTROL), CONTROL) if lab == GUIDED else (i, j, lab) for i, j, lab in found
                      if lab != GUIDED or CONTROL not in labels_found]

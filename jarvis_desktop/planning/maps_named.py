@@ -57,3 +57,13 @@ def _map_asked(span: Span, seg) -> str | None:
                 kinds.append((m.start(), kind))
                 break
     return min(kinds)[1] if kinds else None
+
+
+def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, files: list, image_words: set[str]) -> list[str]:
+    """The words a guided picture could take its subject from: those of the clauses no other step
+    claimed ("make a normal map from this statue photo, and what's the statue made of?": not the
+    question's), less file names and the subject of the photo itself ("this statue photo")."""
+    others = {i for i, _, lab in found if lab not in (CONTROL, GUIDED, "text-to-image")} - {i for i, _, lab in found if lab == GUIDED}
+    toks = [t for k, v in enumerate(views) if k not in others for t in seg.tokens_in(v.span)]
+    return [t.text for n, t in enumerate(toks) if not any(f.start <= t.start < f.end for f in files)
+            and not (t.dep == "compound" and n + 1 < len(toks) and toks[n + 1].lower in image_words)]

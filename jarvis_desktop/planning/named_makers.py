@@ -7,6 +7,7 @@ needs it being the evidence it is wanted."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -16,30 +17,37 @@ from .extract import RequestReading
 from .given_text import ANSWERING_FILES, outside_quotes
 from .imperatives import ASKING_FOR, MAKING_VERBS, WRITINGS, writing_asked
 from .result_refs import ANSWER_MAKERS, RESULT_NAMES, named_results
-from .step_labels import CONTROL, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
+from .step_labels import CONTROL, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .speech_asked import names_something, speaks_only_a_result, speaks_statement
 from .step_words import DIRECT_QUESTION_RE, YOU_WORDS
 from .stepmodel import StepModel
 
 
 def makers_of_missing_media(found: list[tuple[int, int, str]], P: np.ndarray, m: StepModel, reading: RequestReading,
-                            attachments: list[Attachment], floor: float) -> list[tuple[int, int, str]]:
+                            attachments: list[Attachment], floor: float, drawn: Callable[[int], set[str]]) -> list[tuple[int, int, str]]:
     """A step that reads a picture (or a sound) when none was given or is made: the picture is the
     one an earlier clause, that no step claimed, names ("picture of the water cycle, then caption
-    it"), taken there at ``floor``, the step that reads it being the evidence it is wanted."""
-    have = set(given_kinds(reading, attachments)) | {media_output(label) for _, _, label in found}
+    it"), taken there at ``floor``, the step that reads it being the evidence it is wanted, or
+    whatever the model's doubt where that clause's own verb makes it (``drawn``: the kinds of thing
+    the clause at an index makes; "first paint a ballerina, then use her pose from that painting")."""
+    given = set(given_kinds(reading, attachments))
     claimed = {i for i, _, _ in found}
     out: list[tuple[int, int, str]] = []
-    for i, _, label in sorted(found):
+    for i, j0, label in sorted(found):
         kind = media_input(label)
         maker = TEXT_MAKERS.get(kind or "")
+        # made by another step up to its clause; not by itself nor, for a guided picture, by a plain
+        # picture found in its own clause, the same words read twice ("... then use the knight's pose
+        # from that picture to make a businessman": the picture it reads is the knight's)
+        have = given | {media_output(lab) for k, j, lab in found + out if k < i or k == i and j != j0 and label != GUIDED}
         if kind in have or maker not in m.labels:
             continue
         j = m.labels.index(maker)
         earlier = [k for k in range(i) if k not in claimed]
         if earlier and P[(k := max(earlier, key=lambda k: P[k, j])), j] >= floor:
             out.append((k, j, maker))
-            have.add(kind)
+        elif made := [k for k in earlier if kind in drawn(k)]:
+            out.append((made[-1], j, maker))
     return out
 
 

@@ -157,9 +157,9 @@ def reads_the_mapped_picture(maker: str, reader: str, tokens: Sequence, clause: 
             clause.start <= made_at < clause.end):
         return False
     toks = [t for t in tokens if clause.start <= t.start < clause.end]
-    if _MAP_NAMED_RE.search(clause.text) or any(t.lower in ("it", "them") or t.lower in ("that", "this") and t.dep in ("dobj", "pobj")
+    if _MAP_NAMED_RE.search(clause.text) or any(t.lower in ("it", "them", "that", "this") and t.dep in ("dobj", "pobj", "")
                                                  for t in toks):
-        return False
+        return False  # (a pointer as what is read: "caption it", "count the cars in it"; not "is it bronze?")
     return _names_the_picture(toks) or maker.endswith("-control")
 
 
