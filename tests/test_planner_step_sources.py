@@ -141,3 +141,14 @@ def test_a_question_about_your_picture_asks_about_the_picture_made(planner):
     check = planner.plan("paint a bowl of fruit. how many apples are in your painting?")
     assert tasks_of(check) == ["text-to-image", "object-detection"]
     assert _deps(check) == [[], [0]]
+
+
+@pytest.mark.parametrize("request_text, name", [
+    ("make this look like a charcoal drawing, then describe the photo as I took it", "lake.jpg"),
+    ("take the hiss out, then tell me what bird is singing in the audio I sent", "dawn.wav"),
+])
+def test_the_file_as_the_user_gave_it_is_read_after_a_change(planner, tmp_path, request_text, name):
+    check = planner.plan(request_text, attach(tmp_path, name))
+    assert len(check.plan.tasks) == 2
+    read = check.plan.tasks[1].args.get("image") or check.plan.tasks[1].args.get("audio")
+    assert Path(read).name == name and check.plan.tasks[1].dep == []

@@ -32,6 +32,7 @@ OWN_SUBJECT_RE = re.compile(
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
                          r"|\b(?:the|my)\s+(?:actual|real|unedited|untouched)\s+(?:photo|picture|image|pic|shot|recording|audio|file|one|text)\b"
+                         r"|\b(?:photo|picture|image|pic|shot|recording|audio|file|one)\s+(?:as\s+)?(?:I|we)\s+(?:just\s+)?(?:sent|gave|attached|uploaded|took|recorded)\b"
                          r"|\bthe\s+same\s+(?:\w+\s+)?(?:sentence|text|words|phrase|line|quote|message)\b", re.I)
 #: A result's name as one word, for a step made once per file ("the captions") or asked beside a
 #: chore ("... with a short summary of each")
