@@ -46,6 +46,13 @@ def test_a_generation_prompt_leaves_out_the_other_steps(planner):
     assert check.plan.tasks[0].args["text"] == "Compose a short poem about rain on a tin roof"
 
 
+def test_an_opening_first_is_not_part_of_the_picture(planner):
+    """"first paint a lantern ...": "first" orders the steps; the picture is the lantern."""
+    check = planner.plan("first paint a lantern floating on a lake, then describe it")
+    assert tasks_of(check) == ["text-to-image", "image-to-text"]
+    assert check.plan.tasks[0].args["text"] == "a lantern floating on a lake"
+
+
 def test_a_generation_prompt_keeps_what_the_request_says_around_it(planner):
     check = planner.plan("My sister turns forty on Friday. Write a toast for her party and read it aloud. She loves hiking.")
     assert tasks_of(check) == ["text-generation", "text-to-speech"]

@@ -120,12 +120,6 @@ def means_same(text: str) -> bool:
     return bool(_SAME_RE.search(text))
 
 
-#: Nouns of a picture as what it shows, after a determiner ("the photo", "this image"); not a noun
-#: in a compound ("the image attributes") nor an owner ("the image's classification") nor a map, cut-out or version made of it ("the depth image")
-_PICTURE_NOUNS = frozenset("photo photos photograph picture pictures image images pic pics shot snapshot snap".split())
-_PICTURE_DETERMINERS = frozenset("the this that my our your".split())
-
-
 #: Steps whose image is a map of the picture they read (depths, segments, the objects found), and
 #: steps that read what a picture shows
 _MAP_MAKERS = frozenset({"depth-estimation", "image-segmentation", "object-detection"})

@@ -22,6 +22,7 @@ _COMMANDS = r"draw|paint|sketch|make|create|generate|write|compose|give|show|tel
 LEAD_RE = re.compile(
     r"^\W*(?:(?:and|also|then|finally|lastly|next|afterwards|additionally|please|so|now|ok|okay|yeah|"
     r"(?:hey|hi|hello|yo)(?=\W*(?:can|could|would|will|please|so|ok|okay|i|um|uh|" + _COMMANDS + r")\b)|"  # not "Hi mum, ..."
+    r"(?:first(?:ly)?(?:\s+of\s+all)?)(?=\W*(?:can|could|would|will|please|i|" + _COMMANDS + r")\b)|"  # not "first light on the bay"
     r"basically|actually|anyway|you\s+know|(?:well|right|alright|oh)(?=\s*,)|" + HESITATION + r")\b\W*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: help me| assist me(?: in)?)?|i(?:'d| would) like (?:you )?to|i want (?:you )?to|i need (?:you )?to|help me|please)?\s*",
     re.I,
