@@ -152,3 +152,19 @@ def test_the_file_as_the_user_gave_it_is_read_after_a_change(planner, tmp_path, 
     assert len(check.plan.tasks) == 2
     read = check.plan.tasks[1].args.get("image") or check.plan.tasks[1].args.get("audio")
     assert Path(read).name == name and check.plan.tasks[1].dep == []
+
+
+@pytest.mark.parametrize("request_text, prompt", [
+    ("write a short thank-you note for my neighbour, and also make a picture of a bunch of tulips to go with it", "a bunch of tulips"),
+    ('tell me the mood of this message: "We won the cup!!" and can you also paint me a stadium at night', "a stadium at night"),
+])
+def test_a_picture_with_a_subject_of_its_own_reads_no_earlier_text(planner, request_text, prompt):
+    check = planner.plan(request_text)
+    assert [t.task for t in check.plan.tasks][1] == "text-to-image"
+    assert check.plan.tasks[1].dep == [] and check.plan.tasks[1].args["text"] == prompt
+
+
+def test_a_picture_to_go_with_a_text_and_nothing_else_is_drawn_from_it(planner):
+    check = planner.plan("write a haiku about rain, then make a picture to go with it")
+    assert tasks_of(check) == ["text-generation", "text-to-image"]
+    assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)

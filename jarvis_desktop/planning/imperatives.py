@@ -88,8 +88,9 @@ def drawn_in_clause(tokens: list) -> str | None:
     koala": an image even with a photo given); None when the clause draws on or around something
     there already ("and draw a hat on him") or asks for no such thing."""
     words = [t for t in tokens if t.pos not in ("PUNCT", "INTJ") and t.lower not in _OPENERS]
-    while words and (words[0].pos in ("CCONJ", "ADV") or words[0].lower in STEP_ADVERBS | {"first", "firstly"}):
-        words = words[1:]  # "..., and then draw a fox", "first paint a ballerina"
+    while words and (words[0].pos in ("CCONJ", "ADV") or words[0].lower in STEP_ADVERBS | {"first", "firstly"}
+                     or words[0].tag == "MD" and len(words) > 1 and words[1].lower in ("you", "u")):
+        words = words[2:] if words[0].tag == "MD" else words[1:]  # "..., and then draw a fox", "first paint ...", "can you also paint ..."
     if not words or words[0].pos != "VERB" or words[0].tag not in ("VB", "VBP"):
         return None
     rest = words[2:] if len(words) > 1 and words[1].lower in ("me", "us") else words[1:]

@@ -485,7 +485,7 @@ class OfflinePlanner:
             # (a comparison reads the result first and the original as its second text)
             return given
         if prod and d.task in ("text-to-image", "text-to-video") and has_own_subject(
-                r.text[d.start : clause.end], {n.task for n in st.nodes}, [t for t in r.tokens if clause.start <= t.start < clause.end], clause.start in r.joined):
+                step_part(d.start, clause, st).text, {n.task for n in st.nodes}, [t for t in r.tokens if clause.start <= t.start < clause.end], clause.start in r.joined):
             return picture_prompt(clause.text)  # "write a poem, then paint a fox in the snow": its own picture
         if not (text_file := text_file_pointed(st, step_part(d.start, clause, st))) and prod and not parallel:
             return placeholder(prod.id)  # (not "..., and also summarise the notes file": that file)

@@ -190,6 +190,12 @@ def means_original(text: str) -> bool:
     return any(not re.search(r"\bnot\s*$", text[: m.start()]) for m in ORIGINAL_RE.finditer(text))
 
 
+#: Words that open a step by its order ("after that", "and then")
+_AFTER_THAT_RE = re.compile(r"^\W*(?:(?:and|so)\s+)?(?:after\s+(?:that|this)|then|next|afterwards)\b", re.I)
+#: What a picture is for, beside what it shows ("... to go with it", "... to match them")
+_TO_GO_WITH_RE = re.compile(r"\bto\s+(?:go\s+(?:with|alongside)|match|accompany)\s+(?:it|them|that|this)\b", re.I)
+
+
 def has_own_subject(words: str, made: set[str], tokens: Sequence = (), joined: bool = False) -> bool:
     """A picture or video asked for with a subject of its own and no word pointing back at a result.
 
@@ -197,6 +203,9 @@ def has_own_subject(words: str, made: set[str], tokens: Sequence = (), joined: b
     step was planned ("a nice image of cherry blossoms I can attach to the email"). ``tokens``: the
     clause's, whose own verb may name the picture ("..., and draw a koala"); ``joined``: the clause
     is a thing asked for together with the one before it (``made_together.py``)."""
+    # what the picture is for ("a picture of a bakery to go with it") and the step's order ("after
+    # that, generate ...") are not what it shows
+    words = _TO_GO_WITH_RE.sub("", _AFTER_THAT_RE.sub("", words))
     named = [tasks for tasks in named_results(words) if set(tasks) & made]
     if RESULT_REF_RE.search(words) or TEXT_REF_RE.search(words) or named:
         return False

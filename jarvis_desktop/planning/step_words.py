@@ -193,7 +193,7 @@ _MADE_FROM_RE = re.compile(r"(?:^|\b(?:to|and|but|then)\s+)(?:" + _MAKING + r"|t
                            r"(?:\s+(?:it|this|them)(?:\s+into)?|\s+(?:me|us))?[\s,]+" + _FILLER, re.I)
 #: where one step's words end and the next one's begin ("..., and then read it aloud", "pose -> robot")
 _STEP_BOUNDARY_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:then|also|after that|afterwards|next)\b|\s*(?:->|\u2192)\s*", re.I)
-_TAIL_RE = re.compile(r"[\s,]+(?:please|pls|for me|lol)\W*$", re.I)
+_TAIL_RE = re.compile(r"[\s,]+(?:please|pls|for me|lol|to (?:go (?:with|alongside)|match|accompany) (?:it|them|that|this))\W*$", re.I)
 
 
 def picture_prompt(text: str, guided: bool = False) -> str:
