@@ -95,7 +95,7 @@ def test_a_word_of_a_file_name_used_otherwise_points_at_no_file(planner, tmp_pat
 
 @pytest.mark.parametrize("request_text, tasks", [
     # reading a picture's words to work on them is not speaking them
-    ("can you read my scribbled shopping list and tell me if it sounds complete", ["image-to-text"]),
+    ("read my landlord's note and tell me if the tone is rude", ["image-to-text", "text-classification"]),
     ("read the text on this flyer, translate it into English, and then tell me when the concert starts",
      ["image-to-text", "translation", "question-answering"]),
 ])
@@ -107,6 +107,9 @@ def test_reading_a_picture_to_work_on_its_words_asks_for_no_speech(planner, tmp_
 @pytest.mark.parametrize("request_text", [
     "read the writing on this postcard to me",
     "read the writing on this postcard out loud and translate it into Spanish",
+    # a listener or a way of speaking named: heard, even with other work asked
+    "read the postcard to my grandad and tell me if the tone is warm",
+    "read the postcard softly and tell me if the tone is warm",
 ])
 def test_reading_a_picture_to_someone_still_speaks_it(planner, tmp_path, request_text):
     check = planner.plan(request_text, attach(tmp_path, "card.jpg"))
@@ -145,7 +148,7 @@ def test_a_question_about_your_picture_asks_about_the_picture_made(planner):
 
 @pytest.mark.parametrize("request_text, name", [
     ("make this look like a charcoal drawing, then describe the photo as I took it", "lake.jpg"),
-    ("take the hiss out, then tell me what bird is singing in the audio I sent", "dawn.wav"),
+    ("take the hiss out, then tell me what bird is singing in the audio as I sent it", "dawn.wav"),
 ])
 def test_the_file_as_the_user_gave_it_is_read_after_a_change(planner, tmp_path, request_text, name):
     check = planner.plan(request_text, attach(tmp_path, name))
@@ -168,3 +171,34 @@ def test_a_picture_to_go_with_a_text_and_nothing_else_is_drawn_from_it(planner):
     check = planner.plan("write a haiku about rain, then make a picture to go with it")
     assert tasks_of(check) == ["text-generation", "text-to-image"]
     assert check.plan.tasks[1].args["text"] == placeholder(check.plan.tasks[0].id)
+
+
+@pytest.mark.parametrize("request_text", [
+    "what's your favourite video game?",
+    "was your last poem about love?",
+])
+def test_a_question_about_the_assistant_asks_for_nothing_made(planner, request_text):
+    """Nothing was asked to be made before it: "your poem" is not a picture or text to make."""
+    assert planner.plan(request_text).plan.tasks == []
+
+
+@pytest.mark.parametrize("request_text", [
+    "caption this and pose a question about it",
+    "pose: warrior two. caption: yoga class",
+    "explain the sketch on this whiteboard, and what does the arrow mean?",
+])
+def test_a_map_word_that_asks_for_no_map_plans_none(planner, tmp_path, request_text):
+    check = planner.plan(request_text, attach(tmp_path, "lake.jpg"))
+    assert not any(t.task.endswith("-control") for t in check.plan.tasks)
+
+
+def test_a_map_of_a_picture_drawn_first_is_made_of_that_picture(planner):
+    check = planner.plan("draw a cottage in a meadow, then make a depth map of it, then use the depth map to make a snowy version")
+    assert tasks_of(check) == ["text-to-image", "depth-control", "depth-text-to-image"]
+    assert _deps(check) == [[], [0], [1]]
+
+
+def test_a_picture_painted_again_differently_is_an_edit_of_it(planner):
+    check = planner.plan("paint a lighthouse, then paint it again in a storm")
+    assert tasks_of(check) == ["text-to-image", "image-to-image"]
+    assert _deps(check) == [[], [0]]

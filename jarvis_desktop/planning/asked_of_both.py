@@ -7,6 +7,8 @@ a result, a picture of its own) is a second step, and one that changes the pictu
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .result_refs import source_named
@@ -22,15 +24,16 @@ _READERS = {"image-to-text", "image-classification", "visual-question-answering"
 
 
 def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, threshold: float) -> list[tuple[int, int, str]]:
-    """Steps for the clauses with none of their own whose likeliest step is one planned at another
-    clause: a reading step where the two clauses name different things to work on (one the
-    original, the other a result, or one of them a result and the other nothing), a picture where
-    the clause's own verb draws a thing of its own ("draw a cat and then draw a dog"). A reading
-    asked twice is rarer than once: the model must be twice as sure as it is of a step at all
-    (``threshold``) - "then forward the English version to the team" leans to the transcription
-    before it, far less surely; a thing drawn is its own evidence."""
+    """``found`` with a step for each clause with none of its own whose likeliest step is one planned
+    at another clause: a reading step where the two clauses name different things to work on (one
+    the original, the other a result, or one of them a result and the other nothing), a picture
+    where the clause's own verb draws a thing of its own ("draw a cat and then draw a dog") - moved
+    there, not added, when the clause it was planned at asks for a map ("draw a house, then make a
+    depth map of it"). A reading asked twice is rarer than once: the model must be twice as sure as
+    it is of a step at all (``threshold``) - "then forward the English version to the team" leans
+    to the transcription before it, far less surely; a thing drawn is its own evidence."""
     claimed = {i for i, _, _ in found}
-    out = []
+    out, moved = [], []
     for i, view in enumerate(views):
         j = int(P[i].argmax()) if len(P[i]) else -1
         first = next((f for f in found if f[1] == j), None) if i not in claimed and j >= 0 else None
@@ -43,10 +46,16 @@ def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: li
             if verbs and here is not None and here != there:
                 out.append((i, j, first[2]))
         elif first[2] not in _READERS and TEXT_MAKERS.get(drawn_in_clause(toks) or "") == first[2]:
-            out.append((i, j, first[2]))
-    return out
+            there = views[first[0]].span
+            if not (_MAP_ASKED_RE.search(there.text) or _points_back(seg.tokens_in(there))):
+                out.append((i, j, first[2]))
+            else:  # the model put the picture where a map of it is asked ("draw a house, then make a depth map of
+                moved.append((first, (i, j, first[2])))  # it") or it is changed ("paint a sunset, then paint it at night")
+    return [f for f in found if f not in {a for a, _ in moved}] + [b for _, b in moved] + out
 
 
+#: Words that name a map of a picture (not "sketch", which as often draws)
+_MAP_ASKED_RE = re.compile(r"\b(?:maps?|pose|skeleton|edges|outline|lines|depth|normals?|segment\w*)\b", re.I)
 #: Object pronouns that point back at a thing made ("turn that into ...", "make it ...")
 _BACK = {"it", "that", "this", "them"}
 
@@ -54,8 +63,9 @@ _BACK = {"it", "that", "this", "them"}
 def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, labels: list[str],
                              threshold: float) -> list[tuple[int, int, str]]:
     """An edit for each clause with no step of its own whose likeliest step is the picture an earlier
-    clause makes, and whose command's object points back at it ("generate a cabin in the woods and
-    then turn that into a snowy winter scene"): the picture made is changed, not made again."""
+    clause makes, and whose command works on it ("generate a cabin in the woods and then turn that
+    into a snowy winter scene", "draw a cat, and draw a hat on it"): the picture made is changed,
+    not made again."""
     if "text-to-image" not in labels or EDIT not in labels:
         return []
     t2i, claimed = labels.index("text-to-image"), {i for i, _, _ in found}
@@ -65,7 +75,11 @@ def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, v
         if i in claimed or not made or min(made) >= i or int(P[i].argmax()) != t2i or P[i, t2i] < threshold:
             continue
         toks = seg.tokens_in(view.span)
-        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS and u.lower in _BACK and u.dep == "dobj"
-               for t, u in zip(toks, toks[1:])):
+        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS for t in toks) and _points_back(toks):
             out.append((i, labels.index(EDIT), EDIT))
     return out
+
+
+def _points_back(toks: list) -> bool:
+    """A pronoun is what the clause works on or in ("turn that into ...", "draw a hat on it")."""
+    return any(t.lower in _BACK and t.dep in ("dobj", "pobj") for t in toks)

@@ -381,12 +381,20 @@ def without_questions_of_the_world(found: list[tuple[int, int, str]], spans: lis
 
 
 def without_questions_to_the_assistant(found: list[tuple[int, int, str]], spans: list, quotes: list,
-                                       tokens_in: Callable[[Any], list]) -> list[tuple[int, int, str]]:
+                                       tokens_in: Callable[[Any], list], makers: frozenset[str] = frozenset()) -> list[tuple[int, int, str]]:
     """``found`` less the steps (not the chat) of clauses that ask the assistant about itself
     (``asks_about_the_assistant``) with no quoted words in them ("what's your name anyway? do I
-    just keep calling you 'computer'": no answer read from the quoted word)."""
+    just keep calling you 'computer'": no answer read from the quoted word). Not a question about a
+    thing an earlier clause asks to be made (a step in ``makers``): "paint a bowl of fruit. how many
+    apples are in your painting?" asks about that painting."""
+    made_at = min((i for i, _, label in found if label in makers), default=len(spans))
+
+    def about_what_was_made(i: int) -> bool:
+        toks = tokens_in(spans[i])
+        return i > made_at and any(t.lemma in _MADE_THINGS and t.dep != "compound" for t in toks)
+
     return [f for f in found if f[2] == "conversational" or _holds_quote(spans[f[0]], quotes)
-            or not asks_about_the_assistant(tokens_in(spans[f[0]]))]
+            or about_what_was_made(f[0]) or not asks_about_the_assistant(tokens_in(spans[f[0]]))]
 
 
 def asks_about_the_assistant(toks) -> bool:
@@ -396,9 +404,9 @@ def asks_about_the_assistant(toks) -> bool:
     words = [t.lower for t in toks]
     if "?" not in words and not any(t.tag in QUESTION_TAGS for t in toks[:1]):
         return False
-    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in _MADE_THINGS or is_language(t.lower)
+    if any(t.tag == "MD" or t.lower in ("this", "these", "that", "those") or t.lemma in RESULT_NAMES or is_language(t.lower)
            for t in toks):
-        return False  # nor one about what it made ("is your translation right?", "how many eggs in your picture?"), nor words to translate
+        return False  # nor one about what it made ("is your translation right?"), nor words to translate
     if any(t.pos == "VERB" and (t.tag == "VB" or t.tag == "VBP" and t.dep in ("ROOT", "conj")) and t.lemma not in ("be", "do", "have")
            for t in toks):
         return False  # "are you free to help me write a cover letter?", "how r u doing, paint me a sunset": a request

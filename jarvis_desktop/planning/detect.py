@@ -541,7 +541,7 @@ def named_control_map(text: str, words: list | None = None) -> str | None:
 _MAP_REQUEST_WORDS = frozenset(
     "map maps control controlnet surface mlsd canny hed openpose soft straight estimation estimate line lines edge "
     "edges outline pose skeleton depth normal normals segmentation seg please pls plz get need want only nothing "
-    "else just give make extract show compute run pull detect find thanks ok okay hey hi".split()
+    "else just give make create generate produce extract show compute run pull detect find thanks ok okay hey hi".split()
 )
 
 

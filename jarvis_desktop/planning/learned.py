@@ -193,7 +193,7 @@ class LearnedDetector(Detector):
         found = _before_result_named(found, P, views, m)
         found = _to_unclaimed_clauses(found, P, views, m, seg)
         found += _unclaimed_clause_steps(found, P, views, m, seg, self.kb.media_words, given)
-        found += asked_of_another(found, P, views, seg, m.threshold)  # "..., and also describe the actual photo"
+        found = asked_of_another(found, P, views, seg, m.threshold)  # "..., and also describe the actual photo"
         found += changes_of_made_pictures(found, P, views, seg, m.labels, m.threshold)  # "draw a cabin, then turn that into winter"
         found += maps_named(found, P, views, seg, m.labels, given, m.threshold)  # "pose + depth pls"
         found = questions_on_transcripts(found, P, views, m, seg, attached, m.threshold * CLAUSE_SHARE)  # "tell me when we meet"
@@ -246,7 +246,8 @@ class LearnedDetector(Detector):
                                                                 or reading.previous_answer))
         told = told_words(reading.text, quoted).tokens  # what only tells asks nothing
         if any(label == "text-to-speech" for _, _, label in found):  # (quoted words ask for no sound: "translate 'read it out' ...")
-            quiet = told | {t.start for t in seg.tokens if any(a <= t.start < b for a, b in quoted)} | words_not_of_sound(seg.tokens, "image" in given)
+            worked_on = "image" in given and any(media_input(label) is None and label not in ("text-to-speech", "conversational") for _, _, label in found)
+            quiet = told | {t.start for t in seg.tokens if any(a <= t.start < b for a, b in quoted)} | words_not_of_sound(seg.tokens, worked_on)
             found = without_unasked_speech(found, seg, {w for t in seg.tokens if t.start not in quiet and (w := self.speller.correct(t.lower))},
                                            quiet)
             found = questions_not_captions(found, P, m.labels, views, given, reading)
@@ -258,7 +259,7 @@ class LearnedDetector(Detector):
         if not (attachments or reading.files):
             found = questions_on_given_text(found, views, m, reading, any(f[2] in IMAGE_MAKERS for f in found))
             found = questions_without_passage(found, views, m, reading)
-            found = without_questions_to_the_assistant(found, [v.span for v in views], reading.quotes, seg.tokens_in)  # "what's your name?"
+            found = without_questions_to_the_assistant(found, [v.span for v in views], reading.quotes, seg.tokens_in, MAKING_STEPS)  # "what's your name?"
         if on_hold(reading.text, [t for t in seg.tokens if t.start not in told]):
             found, reading.held = [], True
         elif only_thanks(seg.tokens, reading.quotes) and not by_name or (  # not "object detection, thanks"

@@ -9,6 +9,8 @@ has a subject of its own and asks for no map.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .detect import CONTROL_WORDS
@@ -45,18 +47,36 @@ def maps_named(found: list[tuple[int, int, str]], P: np.ndarray, views: list, se
 
 
 def _map_asked(span: Span, seg) -> str | None:
-    """The kind of map ``span`` names first in a stretch between commas whose subject, if any, is
-    the assistant: not "my daughter did a ballet pose", "the edges are blurry"."""
+    """The kind of map ``span`` names first, as a noun, in a stretch between commas whose subject, if
+    any, is the assistant and where nothing is read: not "my daughter did a ballet pose", "the edges
+    are blurry", "pose a question about it", "pose: warrior two", "explain the sketch". Bare "lines"
+    and "sketch" name a map too seldom to be asked by themselves."""
     text, kinds = span.text, []
     for rx, kind in CONTROL_WORDS:
         for m in rx.finditer(text):
             a = max(text.rfind(p, 0, m.start()) for p in ",;.!?") + 1
             b = min((k for p in ",;.!?" if (k := text.find(p, m.end())) >= 0), default=len(text))
-            if not any(t.dep in ("nsubj", "nsubjpass") and t.lower not in YOU_WORDS
-                       for t in seg.tokens_in(Span(text[a:b], span.start + a, span.start + b))):
+            toks = seg.tokens_in(Span(text[a:b], span.start + a, span.start + b))
+            at = next((n for n, t in enumerate(toks) if t.start >= span.start + m.start()), None)
+            word = toks[at] if at is not None else None
+            if word is None or word.lower in ("lines", "sketch") or text[m.end():].lstrip().startswith(":") or (
+                    word.pos == "VERB" and at + 1 < len(toks) and toks[at + 1].pos in ("DET", "PRON", "NOUN", "PROPN", "NUM")):
+                continue  # (a verb with its object: "pose a question about it")
+            if not any(t.dep in ("nsubj", "nsubjpass") and t.lower not in YOU_WORDS or t.lemma in _READING
+                       for t in toks if t.start < word.start or t.dep.startswith("nsubj")):
                 kinds.append((m.start(), kind))
                 break
     return min(kinds)[1] if kinds else None
+
+
+#: Verbs that read what is there: a map word after them names what is read ("explain the sketch")
+_READING = {"explain", "describe", "read", "translate", "caption", "summarize", "summarise", "transcribe", "tell"}
+
+
+#: A clause that asks a question ("then tell me how many windows the room has"): what it names is
+#: asked about, not drawn
+_QUESTION_RE = re.compile(r"\W*(?:(?:and|then|also|so|oh|ok)\W+)*(?:(?:can|could|would) you\s+)?(?:(?:tell|show) me\s+)?"
+                          r"(?:what|how|which|who|where|when|why|whether|if|is|are|does|do|did)\b", re.I)
 
 
 def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, files: list, image_words: set[str]) -> list[str]:
@@ -64,6 +84,13 @@ def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, fi
     claimed ("make a normal map from this statue photo, and what's the statue made of?": not the
     question's), less file names and the subject of the photo itself ("this statue photo")."""
     others = {i for i, _, lab in found if lab not in (CONTROL, GUIDED, "text-to-image")} - {i for i, _, lab in found if lab == GUIDED}
-    toks = [t for k, v in enumerate(views) if k not in others for t in seg.tokens_in(v.span)]
-    return [t.text for n, t in enumerate(toks) if not any(f.start <= t.start < f.end for f in files)
+    toks = [t for k, v in enumerate(views) if k not in others and not _QUESTION_RE.match(v.span.text) for t in seg.tokens_in(v.span)]
+    of_map = set()  # "a line map of the room": the room is the photo's, not a thing to draw
+    for n, t in enumerate(toks[:-1]):
+        if t.lower in ("map", "maps", "edges", "pose", "lines", "outline", "skeleton") and toks[n + 1].lower == "of":
+            for u in toks[n + 1:]:
+                if u.pos in ("PUNCT", "CCONJ", "SCONJ", "VERB", "AUX", "ADV"):
+                    break
+                of_map.add(u.start)
+    return [t.text for n, t in enumerate(toks) if not any(f.start <= t.start < f.end for f in files) and t.start not in of_map
             and not (t.dep == "compound" and n + 1 < len(toks) and toks[n + 1].lower in image_words)]

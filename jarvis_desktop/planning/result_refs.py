@@ -32,7 +32,7 @@ OWN_SUBJECT_RE = re.compile(
 #: any step changed them
 ORIGINAL_RE = re.compile(r"\b(?:the|my)\s+original\b|\boriginal\s+(?:photo|picture|image|recording|audio|file|one|version)\b"
                          r"|\b(?:the|my)\s+(?:actual|real|unedited|untouched)\s+(?:photo|picture|image|pic|shot|recording|audio|file|one|text)\b"
-                         r"|\b(?:photo|picture|image|pic|shot|recording|audio|file|one)\s+(?:as\s+)?(?:I|we)\s+(?:just\s+)?(?:sent|gave|attached|uploaded|took|recorded)\b"
+                         r"|\b(?:photo|picture|image|pic|shot|recording|audio|file|one)\s+as\s+(?:I|we)\s+(?:first\s+)?(?:sent|gave|attached|uploaded|took|recorded)\b"
                          r"|\bthe\s+same\s+(?:\w+\s+)?(?:sentence|text|words|phrase|line|quote|message)\b", re.I)
 #: A result's name as one word, for a step made once per file ("the captions") or asked beside a
 #: chore ("... with a short summary of each")
@@ -120,6 +120,14 @@ def means_same(text: str) -> bool:
     return bool(_SAME_RE.search(text))
 
 
+#: A result named as something a step made ("the watercolour version", "the segmentation you made",
+#: "the edited photo", "your cut-out")
+_MADE_THING_RE = re.compile(r"\b(?:you|u)\s+(?:just\s+)?(?:made|did|drew|created|generated|wrote|produced|got)\b"
+                            r"|\b(?:generated|edited|new|resulting|processed|segmented|cleaned|restyled|changed|modified)\s+"
+                            r"(?:photo|picture|image|pic|version|one|audio|recording|text)\b"
+                            r"|\b(?:the|that|this|your|its)\s+(?:[\w-]+\s+)?(?:version|cut-?out|segmentation|mask|result|output)\b", re.I)
+
+
 #: Steps whose image is a map of the picture they read (depths, segments, the objects found), and
 #: steps that read what a picture shows
 _MAP_MAKERS = frozenset({"depth-estimation", "image-segmentation", "object-detection"})
@@ -128,7 +136,7 @@ PICTURE_READERS = frozenset({"image-to-text", "image-classification", "visual-qu
 #: cut-out"; not "seg + depth map", which names the step's own map)
 MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
 #: ... and the maps no one reads for what they show, named ("the depth image", "the pose skeleton")
-_MAP_NAMED_RE = re.compile(r"\b(?:the|this|that|its|your)\s+(?:\w+\s+)?(?:map|mask|result|output|depth|edges?|pose|skeleton|"
+_MAP_NAMED_RE = re.compile(r"\b(?:the|this|that|its|your|each|every)\s+(?:\w+\s+)?(?:map|mask|result|output|depth|edges?|pose|skeleton|"
                            r"outline|lines|normals?|segments?|segmentation)\b", re.I)
 #: Nouns of a picture as what it shows, after a determiner ("the photo", "this image"); not a noun
 #: in a compound ("the image attributes") nor an owner ("the image's classification")
@@ -152,8 +160,8 @@ def reads_the_mapped_picture(maker: str, reader: str, tokens: Sequence, clause: 
             clause.start <= made_at < clause.end):
         return False
     toks = [t for t in tokens if clause.start <= t.start < clause.end]
-    if _MAP_NAMED_RE.search(clause.text) or any(t.lower in ("it", "them", "that", "this") and t.dep in ("dobj", "pobj", "")
-                                                 for t in toks):
+    if _MAP_NAMED_RE.search(clause.text) or _MADE_THING_RE.search(clause.text) or any(
+            t.lower in ("it", "them", "that", "this") and t.dep in ("dobj", "pobj", "") for t in toks):
         return False  # (a pointer as what is read: "caption it", "count the cars in it"; not "is it bronze?")
     return _names_the_picture(toks) or maker.endswith("-control")
 
@@ -167,14 +175,6 @@ def _names_the_picture(tokens: Sequence) -> bool:
             if j >= 0 and tokens[j].lower in _PICTURE_DETERMINERS:
                 return True
     return False
-
-
-#: A result named as something a step made ("the watercolour version", "the segmentation you made",
-#: "the edited photo", "your cut-out")
-_MADE_THING_RE = re.compile(r"\b(?:you|u)\s+(?:just\s+)?(?:made|did|drew|created|generated|wrote|produced)\b"
-                            r"|\b(?:generated|edited|new|resulting|processed|segmented|cleaned|restyled|changed|modified)\s+"
-                            r"(?:photo|picture|image|pic|version|one|audio|recording|text)\b"
-                            r"|\b(?:the|that|this|your|its)\s+(?:[\w-]+\s+)?(?:version|cut-?out|segmentation|mask|result|output)\b", re.I)
 
 
 def source_named(text: str) -> str | None:

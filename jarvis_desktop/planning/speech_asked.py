@@ -192,28 +192,32 @@ def _names_a_given_recording(toks: list, k: int) -> bool:
     return not any(u.lower in _MADE_AS or u.lemma in _MAKING for u in toks[max(0, k - 3):k])
 
 
-#: Words after "read" that name who hears it ("read my note to me", "read the menu for us")
-_LISTENERS = {"me", "us", "her", "him", "them", "aloud", "loud", "out", "back"}
+#: Words after "read" that say it is heard: a listener ("read my note to me", "read the menu to my
+#: grandma", "for us"), "aloud", "out", "back", or how it should sound ("softly", "in a british accent")
+_LISTENERS = {"me", "us", "her", "him", "them", "aloud", "loud", "out", "back", "to", "for"}
+_HOW_SPOKEN = {"loudly", "softly", "quietly", "slowly", "clearly", "gently", "voice", "accent", "tone"}
 
 
-def words_not_of_sound(toks: list, pictures: bool) -> set[int]:
+def words_not_of_sound(toks: list, pictures_worked_on: bool) -> set[int]:
     """Offsets of words of sound that here ask for none: "sounds" that says how a text seems ("tell
-    me if it sounds angry"), and with a picture given, "read" of a thing in it with no one to hear
-    it ("read my handwritten note and tell me ...", "read the text on this menu, translate it"),
-    which is reading the picture's words, not speaking them. Not "read it" (a text made, as often
-    as not) nor a result named ("read the summary")."""
+    me if it sounds angry"), and, where a picture's words are given to another step to work on
+    (``pictures_worked_on``), "read" of a thing in it with no one to hear it ("read my handwritten
+    note and tell me if it sounds angry", "read the text on this menu, translate it"): reading the
+    picture's words, not speaking them. Not "read it" (a text made, as often as not), a result
+    named ("read the summary"), nor a read with a listener or a way of speaking ("read the letter
+    to my mom", "read the note softly")."""
     out = set()
     for k, t in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         if t.lemma == "sound" and t.pos in ("VERB", "AUX") and nxt is not None and (nxt.pos == "ADJ" or nxt.lower in ("like", "as")):
             out.add(t.start)
-        elif pictures and t.lemma == "read" and t.pos == "VERB" and t.tag in ("VB", "VBP") and nxt is not None and nxt.pos in ("DET", "PRON") \
-                and nxt.lower not in _LISTENERS | {"it", "that", "this", "what", "everything"}:
+        elif pictures_worked_on and t.lemma == "read" and t.pos == "VERB" and t.tag in ("VB", "VBP") and nxt is not None \
+                and nxt.pos in ("DET", "PRON") and nxt.lower not in _LISTENERS | {"it", "that", "this", "what", "everything"}:
             rest = []
             for u in toks[k + 1:]:
                 if u.pos in ("PUNCT", "CCONJ"):
                     break
                 rest.append(u)
-            if not any(u.lower in _LISTENERS or u.lower == "for" for u in rest) and not named_results(" ".join(u.text for u in rest)):
+            if not any(u.lower in _LISTENERS | _HOW_SPOKEN for u in rest) and not named_results(" ".join(u.text for u in rest)):
                 out.add(t.start)
     return out
