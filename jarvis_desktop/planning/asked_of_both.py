@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from .result_refs import source_named
 from .imperatives import drawn_in_clause
+from .result_refs import source_named
 from .step_labels import EDIT, TEXT_MAKERS
 from .step_words import STATIVE_VERBS
 
