@@ -202,3 +202,9 @@ def test_a_picture_painted_again_differently_is_an_edit_of_it(planner):
     check = planner.plan("paint a lighthouse, then paint it again in a storm")
     assert tasks_of(check) == ["text-to-image", "image-to-image"]
     assert _deps(check) == [[], [0]]
+
+
+def test_a_map_of_a_picture_drawn_first_is_no_edit_of_it(planner):
+    check = planner.plan("draw a windmill on a hill, then make an edge map of it, then use the edges to make a neon version")
+    assert tasks_of(check) == ["text-to-image", "canny-control", "canny-text-to-image"]
+    assert _deps(check) == [[], [0], [1]]

@@ -75,8 +75,8 @@ def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, v
         if i in claimed or not made or min(made) >= i or int(P[i].argmax()) != t2i or P[i, t2i] < threshold:
             continue
         toks = seg.tokens_in(view.span)
-        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS for t in toks) and _points_back(toks):
-            out.append((i, labels.index(EDIT), EDIT))
+        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS for t in toks) and _points_back(toks) and not _MAP_ASKED_RE.search(view.span.text):
+            out.append((i, labels.index(EDIT), EDIT))  # (not "then make an edge map of it": a map of it)
     return out
 
 
