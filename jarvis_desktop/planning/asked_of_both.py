@@ -7,12 +7,10 @@ a result, a picture of its own) is a second step, and one that changes the pictu
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .imperatives import drawn_in_clause
-from .result_refs import source_named
+from .result_refs import MAP_NOUN_RE, source_named
 from .step_labels import EDIT, TEXT_MAKERS
 from .step_words import STATIVE_VERBS
 
@@ -47,15 +45,13 @@ def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: li
                 out.append((i, j, first[2]))
         elif first[2] not in _READERS and TEXT_MAKERS.get(drawn_in_clause(toks) or "") == first[2]:
             there = views[first[0]].span
-            if not (_MAP_ASKED_RE.search(there.text) or _points_back(seg.tokens_in(there))):
+            if not (MAP_NOUN_RE.search(there.text) or _points_back(seg.tokens_in(there))):
                 out.append((i, j, first[2]))
             else:  # the model put the picture where a map of it is asked ("draw a house, then make a depth map of
                 moved.append((first, (i, j, first[2])))  # it") or it is changed ("paint a sunset, then paint it at night")
     return [f for f in found if f not in {a for a, _ in moved}] + [b for _, b in moved] + out
 
 
-#: Words that name a map of a picture (not "sketch", which as often draws)
-_MAP_ASKED_RE = re.compile(r"\b(?:maps?|pose|skeleton|edges|outline|lines|depth|normals?|segment\w*)\b", re.I)
 #: Object pronouns that point back at a thing made ("turn that into ...", "make it ...")
 _BACK = {"it", "that", "this", "them"}
 
@@ -75,7 +71,7 @@ def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, v
         if i in claimed or not made or min(made) >= i or int(P[i].argmax()) != t2i or P[i, t2i] < threshold:
             continue
         toks = seg.tokens_in(view.span)
-        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS for t in toks) and _points_back(toks) and not _MAP_ASKED_RE.search(view.span.text):
+        if any(t.pos == "VERB" and t.lemma not in STATIVE_VERBS for t in toks) and _points_back(toks) and not MAP_NOUN_RE.search(view.span.text):
             out.append((i, labels.index(EDIT), EDIT))  # (not "then make an edge map of it": a map of it)
     return out
 

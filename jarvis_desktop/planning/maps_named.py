@@ -15,6 +15,7 @@ import numpy as np
 
 from .detect import CONTROL_WORDS
 from .extract import Span
+from .result_refs import MAP_NOUN_RE
 from .step_labels import CONTROL, GUIDED
 from .step_words import YOU_WORDS
 
@@ -87,7 +88,7 @@ def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, fi
     toks = [t for k, v in enumerate(views) if k not in others and not _QUESTION_RE.match(v.span.text) for t in seg.tokens_in(v.span)]
     of_map = set()  # "a line map of the room": the room is the photo's, not a thing to draw
     for n, t in enumerate(toks[:-1]):
-        if t.lower in ("map", "maps", "edges", "pose", "lines", "outline", "skeleton") and toks[n + 1].lower == "of":
+        if MAP_NOUN_RE.fullmatch(t.lower) and toks[n + 1].lower == "of":
             for u in toks[n + 1:]:
                 if u.pos in ("PUNCT", "CCONJ", "SCONJ", "VERB", "AUX", "ADV"):
                     break

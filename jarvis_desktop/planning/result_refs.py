@@ -135,9 +135,11 @@ PICTURE_READERS = frozenset({"image-to-text", "image-classification", "visual-qu
 #: Words of a step that point at the map made before it ("caption it", "count the people in the
 #: cut-out"; not "seg + depth map", which names the step's own map)
 MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
-#: ... and the maps no one reads for what they show, named ("the depth image", "the pose skeleton")
-_MAP_NAMED_RE = re.compile(r"\b(?:the|this|that|its|your|each|every)\s+(?:\w+\s+)?(?:map|mask|result|output|depth|edges?|pose|skeleton|"
-                           r"outline|lines|normals?|segments?|segmentation)\b", re.I)
+#: Nouns of a map of a picture ("the depth map", "its edges", "the pose skeleton", "each segment")
+MAP_NOUNS = r"maps?|masks?|depth|edges?|pose|skeleton|outline|lines|normals?|segment\w*"
+MAP_NOUN_RE = re.compile(rf"\b(?:{MAP_NOUNS})\b", re.I)
+#: ... named as what is read ("the depth image", "each segment", "the result")
+_MAP_NAMED_RE = re.compile(rf"\b(?:the|this|that|its|your|each|every)\s+(?:\w+\s+)?(?:{MAP_NOUNS}|result|output)\b", re.I)
 #: Nouns of a picture as what it shows, after a determiner ("the photo", "this image"); not a noun
 #: in a compound ("the image attributes") nor an owner ("the image's classification")
 _PICTURE_NOUNS = frozenset("photo photos photograph picture pictures image images pic pics shot snapshot snap".split())
