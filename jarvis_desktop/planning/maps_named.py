@@ -77,7 +77,8 @@ _READING = {"explain", "describe", "read", "translate", "caption", "summarize", 
 #: A clause that asks a question ("then tell me how many windows the room has"): what it names is
 #: asked about, not drawn
 _QUESTION_RE = re.compile(r"\W*(?:(?:and|then|also|so|oh|ok)\W+)*(?:(?:can|could|would) you\s+)?(?:(?:tell|show) me\s+)?"
-                          r"(?:what|how|which|who|where|when|why|whether|if|is|are|does|do|did)\b", re.I)
+                          r"(?:what|how|which|who|where|when|why|whether|if|(?:is|are|does|do|did)\s+(?:you|u|i|we|they|he|she|it|there|"
+                          r"this|that|these|those|the|my|your|his|her)\b)", re.I)  # (not "do a segmentation map of ...")
 
 
 def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, files: list, image_words: set[str]) -> list[str]:
@@ -89,8 +90,9 @@ def words_beside_the_map(found: list[tuple[int, int, str]], views: list, seg, fi
     of_map = set()  # "a line map of the room": the room is the photo's, not a thing to draw
     for n, t in enumerate(toks[:-1]):
         if MAP_NOUN_RE.fullmatch(t.lower) and toks[n + 1].lower == "of":
-            for u in toks[n + 1:]:
-                if u.pos in ("PUNCT", "CCONJ", "SCONJ", "VERB", "AUX", "ADV"):
+            of_map.add(toks[n + 1].start)
+            for u in toks[n + 2:]:  # the noun phrase after "of", no further
+                if u.pos not in ("DET", "ADJ", "NOUN", "PROPN", "PRON", "NUM") or u.text in ("→", "->"):
                     break
                 of_map.add(u.start)
     return [t.text for n, t in enumerate(toks) if not any(f.start <= t.start < f.end for f in files) and t.start not in of_map
