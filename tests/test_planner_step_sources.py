@@ -120,19 +120,6 @@ def _deps(check) -> list[list[int]]:
     return [t.dep for t in check.plan.tasks]
 
 
-def test_a_pose_taken_from_a_picture_made_first_reads_that_picture(planner):
-    check = planner.plan("generate a photo of a sprinter at the start line, and then use the sprinter's pose from that image "
-                         "to make an astronaut in the same position")
-    assert tasks_of(check) == ["text-to-image", "openpose-control", "openpose-text-to-image"]
-    assert _deps(check) == [[], [0], [1]]
-
-
-def test_a_picture_made_then_turned_into_another_scene_is_edited(planner):
-    check = planner.plan("make a picture of a sailboat at sea, then turn it into a stormy night scene")
-    assert tasks_of(check) == ["text-to-image", "image-to-image"]
-    assert _deps(check) == [[], [0]]
-
-
 def test_two_things_drawn_in_two_commands_are_two_pictures(planner):
     check = planner.plan("sketch a sunflower and then sketch a cactus")
     assert tasks_of(check) == ["text-to-image", "text-to-image"]
@@ -192,19 +179,20 @@ def test_a_map_word_that_asks_for_no_map_plans_none(planner, tmp_path, request_t
     assert not any(t.task.endswith("-control") for t in check.plan.tasks)
 
 
-def test_a_map_of_a_picture_drawn_first_is_made_of_that_picture(planner):
-    check = planner.plan("draw a cottage in a meadow, then make a depth map of it, then use the depth map to make a snowy version")
-    assert tasks_of(check) == ["text-to-image", "depth-control", "depth-text-to-image"]
-    assert _deps(check) == [[], [0], [1]]
-
-
-def test_a_picture_painted_again_differently_is_an_edit_of_it(planner):
-    check = planner.plan("paint a lighthouse, then paint it again in a storm")
-    assert tasks_of(check) == ["text-to-image", "image-to-image"]
-    assert _deps(check) == [[], [0]]
-
-
-def test_a_map_of_a_picture_drawn_first_is_no_edit_of_it(planner):
-    check = planner.plan("draw a windmill on a hill, then make an edge map of it, then use the edges to make a neon version")
-    assert tasks_of(check) == ["text-to-image", "canny-control", "canny-text-to-image"]
-    assert _deps(check) == [[], [0], [1]]
+@pytest.mark.parametrize("request_text, tasks, deps", [
+    # a pose taken from a picture made first reads that picture
+    ("generate a photo of a sprinter at the start line, and then use the sprinter's pose from that image "
+     "to make an astronaut in the same position", ["text-to-image", "openpose-control", "openpose-text-to-image"], [[], [0], [1]]),
+    # a map of a picture drawn first is made of that picture, and is no edit of it
+    ("draw a cottage in a meadow, then make a depth map of it, then use the depth map to make a snowy version",
+     ["text-to-image", "depth-control", "depth-text-to-image"], [[], [0], [1]]),
+    ("draw a windmill on a hill, then make an edge map of it, then use the edges to make a neon version",
+     ["text-to-image", "canny-control", "canny-text-to-image"], [[], [0], [1]]),
+    # a picture made, then turned into another scene or painted again differently, is edited
+    ("make a picture of a sailboat at sea, then turn it into a stormy night scene", ["text-to-image", "image-to-image"], [[], [0]]),
+    ("paint a lighthouse, then paint it again in a storm", ["text-to-image", "image-to-image"], [[], [0]]),
+])
+def test_a_picture_made_first_is_the_one_later_steps_work_on(planner, request_text, tasks, deps):
+    check = planner.plan(request_text)
+    assert tasks_of(check) == tasks
+    assert _deps(check) == deps

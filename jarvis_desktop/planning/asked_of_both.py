@@ -10,15 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from .imperatives import drawn_in_clause
-from .result_refs import MAP_NOUN_RE, source_named
+from .result_refs import IMAGE_READERS, MAP_NOUN_RE, source_named
 from .step_labels import EDIT, TEXT_MAKERS
 from .step_words import STATIVE_VERBS
 
 #: Steps that read what a file holds: asked of two things, two answers. Not the steps that make a
 #: new version or a map, where "the segmented version" or "this edited image" names what the one
 #: step makes
-_READERS = {"image-to-text", "image-classification", "visual-question-answering", "document-question-answering",
-            "object-detection", "automatic-speech-recognition", "audio-classification"}
+_READERS = IMAGE_READERS | {"automatic-speech-recognition", "audio-classification"}
 
 
 def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, threshold: float) -> list[tuple[int, int, str]]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .extract import Span
 from .imperatives import drawn_in_clause
+from .step_words import TO_GO_WITH
 
 #: "based on the transcription", "according to the label": an instruction taken from an earlier result.
 TEXT_REF_RE = re.compile(
@@ -132,6 +133,8 @@ _MADE_THING_RE = re.compile(r"\b(?:you|u)\s+(?:just\s+)?(?:made|did|drew|created
 #: steps that read what a picture shows
 _MAP_MAKERS = frozenset({"depth-estimation", "image-segmentation", "object-detection"})
 PICTURE_READERS = frozenset({"image-to-text", "image-classification", "visual-question-answering"})
+#: ... and every step that reads what a picture holds (the objects in it, a document's answer)
+IMAGE_READERS = PICTURE_READERS | {"object-detection", "document-question-answering"}
 #: Words of a step that point at the map made before it ("caption it", "count the people in the
 #: cut-out"; not "seg + depth map", which names the step's own map)
 MAP_REF_RE = re.compile(r"\b(?:it|them|that|(?:the|this|its)\s+(?:result|output|map|mask|cut-?out))\b", re.I)
@@ -158,7 +161,7 @@ def reads_the_mapped_picture(maker: str, reader: str, tokens: Sequence, clause: 
     picture ("make a depth map of this photo, then describe the image"), and after a control map,
     which shows nothing to read ("pose of the goalie, and what colour is his jersey"). In the map's
     own clause it reads the map ("which object is closest, using depth estimation on my photo")."""
-    if reader not in PICTURE_READERS | {"object-detection", "document-question-answering"} or not is_a_map(maker) or (
+    if reader not in IMAGE_READERS or not is_a_map(maker) or (
             clause.start <= made_at < clause.end):
         return False
     toks = [t for t in tokens if clause.start <= t.start < clause.end]
@@ -195,7 +198,7 @@ def means_original(text: str) -> bool:
 #: Words that open a step by its order ("after that", "and then")
 _AFTER_THAT_RE = re.compile(r"^\W*(?:(?:and|so)\s+)?(?:after\s+(?:that|this)|then|next|afterwards)\b", re.I)
 #: What a picture is for, beside what it shows ("... to go with it", "... to match them")
-_TO_GO_WITH_RE = re.compile(r"\bto\s+(?:go\s+(?:with|alongside)|match|accompany)\s+(?:it|them|that|this)\b", re.I)
+_TO_GO_WITH_RE = re.compile(rf"\b{TO_GO_WITH}\b", re.I)
 
 
 def has_own_subject(words: str, made: set[str], tokens: Sequence = (), joined: bool = False) -> bool:

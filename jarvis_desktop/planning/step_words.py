@@ -193,7 +193,9 @@ _MADE_FROM_RE = re.compile(r"(?:^|\b(?:to|and|but|then)\s+)(?:" + _MAKING + r"|t
                            r"(?:\s+(?:it|this|them)(?:\s+into)?|\s+(?:me|us))?[\s,]+" + _FILLER, re.I)
 #: where one step's words end and the next one's begin ("..., and then read it aloud", "pose -> robot")
 _STEP_BOUNDARY_RE = re.compile(r"[\s,;]+(?:and\s+)?(?:then|also|after that|afterwards|next)\b|\s*(?:->|\u2192)\s*", re.I)
-_TAIL_RE = re.compile(r"[\s,]+(?:please|pls|for me|lol|to (?:go (?:with|alongside)|match|accompany) (?:it|them|that|this))\W*$", re.I)
+#: What a picture is for, beside what it shows ("... to go with it", "... to match them")
+TO_GO_WITH = r"to\s+(?:go\s+(?:with|alongside)|match|accompany)\s+(?:it|them|that|this)"
+_TAIL_RE = re.compile(rf"[\s,]+(?:please|pls|for me|lol|{TO_GO_WITH})\W*$", re.I)
 
 
 def picture_prompt(text: str, guided: bool = False) -> str:
