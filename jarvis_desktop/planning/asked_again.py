@@ -17,7 +17,7 @@ from .extract import RequestReading
 from .features import STEM_LEN, STEM_MIN
 from .plural_refs import from_one_end, says_the_others
 from .references import file_references
-from .result_refs import ANSWER_MAKERS
+from .result_refs import ANSWER_MAKERS, IMAGE_READERS
 from .step_labels import CONTROL, GUIDED, media_input
 from .step_words import QUESTION_OPENERS, QUESTION_TAGS, YOU_WORDS
 
@@ -88,26 +88,67 @@ def named_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, s
     return out
 
 
-def questions_asked_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, bar: float) -> list[tuple[int, int, str]]:
-    """A question in a clause of its own beside a clause whose question a step answers ("how much
-    was the tip on this receipt? and what's the date on it?"): answered by a step of the same kind,
-    on the same file or passage, when the model reads the clause as that step too (``bar``: a
-    question the file cannot answer, "and what time is it now?", is not). Only a direct question
-    (a question word or a verb opening it, its mark closing it) that no step claims, not one asked
-    of the assistant or about the user's own doing ("can you ...?", "should I ...?")."""
+def paired_questions(views: list, seg, i: int) -> set[int]:
+    """The clauses of the questions asked together in one sentence with clause ``i``'s ("what's
+    the total | and which shop is it from"; ``seg.questions``), ``i`` among them; ``{i}`` alone when
+    it is asked on its own."""
+    group = {i}
+    k = i
+    while k > 0 and views[k].span.start in seg.questions:
+        k -= 1
+        group.add(k)
+    k = i
+    while k + 1 < len(views) and views[k].span.end in seg.questions:
+        k += 1
+        group.add(k)
+    return group
+
+
+def questions_asked_again(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, bar: float,
+                          answering: dict[int, str] | None = None) -> list[tuple[int, int, str]]:
+    """``found`` with a step for each question in a clause of its own beside a clause whose question
+    a step answers ("how much was the tip on this receipt? and what's the date on it?"): answered by
+    a step of the same kind, on the same file or passage, when the model reads the clause as that
+    step too (``bar``: a question the file cannot answer, "and what time is it now?", is not). Only
+    a direct question (a question word or a verb opening it, its mark closing it) that no step
+    claims, not one asked of the assistant or about the user's own doing ("can you ...?", "should I
+    ...?").
+
+    Questions joined in one sentence (``seg.questions``: "what breed is this and how old is he",
+    "who sent it, what's the number, and when is it due") are questions whatever their mark, each
+    answered beside the other: by the other's step when it answers questions, else, after a step
+    that reads what the picture holds but answers no question (the breed: a label), by the
+    ``answering`` (index: label), the step that answers questions of the file given (a photo's or a
+    page's); not beside a map ("show me how far it all is, what's near and what's far" asks for the map). A question answerer the model
+    placed in the clause before such a pair ("This is my booking. What's the gate, and ...?") goes
+    to the pair's first question."""
+    def partners(i: int) -> set[int]:
+        return paired_questions(views, seg, i) - {i}
+
+    found = list(found)
     claimed = {i for i, _, _ in found}
+    for n, (i, j, label) in enumerate(found):
+        if (label in ANSWER_MAKERS and i + 1 < len(views) and i + 1 not in claimed and views[i + 1].span.end in seg.questions
+                and not partners(i) and not views[i].span.text.rstrip().endswith("?")):
+            found[n] = (i + 1, j, label)
+            claimed = {i for i, _, _ in found}
     out: list[tuple[int, int, str]] = []
     grown = True
     while grown:  # "who sent it? and what's the number? and when is it due?": from the answered one outwards
         grown = False
         for i in range(len(views)):
-            near = next(((j, label) for k, j, label in found + out if abs(k - i) == 1 and label in ANSWER_MAKERS and P[i, j] >= bar), None)
-            if i in claimed or near is None or not views[i].span.text.rstrip().endswith("?"):
+            pair = partners(i)
+            near = next(((j, label) for k, j, label in found + out if label in ANSWER_MAKERS
+                         and (k in pair if pair else abs(k - i) == 1 and P[i, j] >= bar)), None)
+            if near is None and answering and any(k in pair and label in IMAGE_READERS and sum(k2 == k for k2, _, _ in found + out) == 1
+                                                  for k, _, label in found + out):  # (two steps there: one may be this question's)
+                near = next(iter(answering.items()))
+            if i in claimed or near is None or not (pair or views[i].span.text.rstrip().endswith("?")):
                 continue
             words = [t for t in seg.tokens_in(views[i].span) if t.pos != "PUNCT" and t.lower not in QUESTION_OPENERS]
-            if words and (words[0].tag in QUESTION_TAGS or words[0].pos == "AUX" and words[0].dep != "ROOT") and not any(
+            if pair or words and (words[0].tag in QUESTION_TAGS or words[0].pos == "AUX" and words[0].dep != "ROOT") and not any(
                     t.lower in YOU_WORDS | {"i", "we"} for t in words[:3]):  # not "can you tell me?", "can I keep driving?"
                 out.append((i, *near))
                 claimed.add(i)
                 grown = True
-    return sorted(out)
+    return found + sorted(out)

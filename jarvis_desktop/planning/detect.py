@@ -108,7 +108,9 @@ class Knowledge:
             words(raw["parallel_words"]),
             re.compile(r"\b(?:in|into|to)\s+(?:the\s+)?(" + langs + r")\b", re.I),
             re.compile(r"\b(?:in|into|to)\s+(?:the\s+)?(?:" + langs + r")(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:(?:also|then)\s+)?"
-                       r"(?:(?:in|into|to)\s+)?(?:" + langs + r")\b)*", re.I),
+                       r"(?:(?:in|into|to)\s+)?(?:" + langs + r")\b)*"
+                       # ... or as the names of versions: "a French and a German version of it"
+                       r"|\b(?:" + langs + r")(?:\s*(?:,|&|\band\b)\s*(?:an?\s+)?(?:" + langs + r"))+\s+(?:versions?|translations?)\b", re.I),
             re.compile(r"\b(?:" + langs + r")\b", re.I),
         )
 

@@ -12,6 +12,7 @@ or knowing, that names something besides the recording itself.
 
 from __future__ import annotations
 
+from .asked_again import paired_questions
 from .detect import QUESTION_START_RE
 from .given_text import ANSWERING_FILES
 from .step_labels import media_output
@@ -158,7 +159,8 @@ def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, 
     (``_JUDGES``), nor one the model half reads as such a step's (at ``bar``: "was the
     discussion positive overall?", "which people are named in it?", whose step the linker adds).
 
-    The question's clause may hold no step, the transcription itself ("which of the clients on this
+    Questions asked together in one sentence (``paired_questions``) are read as one. The
+    question's clause may hold no step, the transcription itself ("which of the clients on this
     call agreed to the new price?"), or a step that answers from a picture, which a recording
     cannot feed; the model must read the clause as about the recording or as a question (its
     likeliest step transcribes or answers). The transcription is added where none was planned."""
@@ -172,9 +174,11 @@ def questions_on_transcripts(found: list[tuple[int, int, str]], P, views: list, 
     judges = [m.labels.index(x) for x in _JUDGES if x in m.labels]
     for k, v in enumerate(views):
         here = {j for i, j, _ in found if i == k}
-        if (here <= readers and int(P[k].argmax()) in readers and not any(P[k, j] >= bar for j in judges)
-                and content_question(seg.tokens_in(v.span))):
+        asked = sorted(paired_questions(views, seg, k))  # "what's it about | and who are the guests?": read together
+        if (here <= readers and any(int(P[q].argmax()) in readers for q in asked) and not any(P[k, j] >= bar for j in judges)
+                and any(content_question(seg.tokens_in(views[q].span)) for q in asked)):
             kept = [f for f in found if f[0] != k or f[1] == t]  # a picture's answerer has no picture
+            kept = [(k, t, TRANSCRIBE) if f[1] == t and f[0] in asked else f for f in kept]  # (the others' clauses left to their questions)
             return kept + ([] if transcribed else [(k, t, TRANSCRIBE)]) + [(k, a, ANSWER)]
     return found
 

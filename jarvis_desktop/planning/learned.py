@@ -24,7 +24,7 @@ from .asked_again import again_on_other_files, named_again, questions_asked_agai
 from .asks_nothing import (asks_about_abilities, on_hold, only_apologizes, only_file_chores, only_judges_what_was_made, only_thanks,
                            runs_an_errand, says_what_it_holds, states_inability, tells_what_happened, without_ability_questions,
                            without_questions_of_the_world, without_questions_to_the_assistant)
-from .detect import CONTROL_WORDS, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
+from .detect import CONTROL_WORDS, DOC_WORDS_RE, SOUND_LABEL_RE, Detection, Detector, control_kind, draws_nothing, given_kinds, named_control_map
 from .evidence import evidence_position
 from .extract import RequestReading, Span
 from .features import clause_views, word_features
@@ -32,6 +32,7 @@ from .follow_ups import likeliest_on_text, on_the_answer, steps_on_the_answer
 from .given_text import ANSWERING_FILES, TEXT_READERS, outside_quotes, questions_on_given_text, questions_without_passage
 from .heard_questions import questions_on_transcripts, questions_on_translations
 from .imperatives import clause_commands, commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
+from .listed_results import listed_cuts, results_listed
 from .made_together import with_things_asked
 from .maps_named import MAP_ESTIMATES, maps_named, words_beside_the_map
 from .missing import skipped_note
@@ -106,7 +107,13 @@ class LearnedDetector(Detector):
             self.encoder()
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
         seg = segment(reading.text, protected, self.use_spacy, commands=True)
-        reading.clauses, reading.tokens, reading.joined = seg.clauses, seg.tokens, seg.joined
+        reading.clauses = seg.clauses
+        listed = listed_cuts(seg.clauses, seg.tokens_in, lambda a, b: self._reread(a, b, seg, reading, attachments),
+                             self.model.labels, self.model.threshold)
+        if listed:  # "a caption, a depth map and the objects": a step per result listed
+            seg = segment(reading.text, protected, self.use_spacy, commands=True, listed=tuple(listed))
+        reading.listed = results_listed(listed, seg.clauses, seg.tokens_in)
+        reading.clauses, reading.tokens, reading.joined, reading.questions = seg.clauses, seg.tokens, seg.joined, seg.questions
         views = clause_views(reading, seg, [a.kind for a in attachments], [a.path.suffix.lstrip(".").lower() for a in attachments])
         for v in views:  # "sumarize this": read as the word meant
             v.features += [f for w in v.features if w.startswith("l:") and w not in self.model.vocab
@@ -203,7 +210,10 @@ class LearnedDetector(Detector):
                                          lambda k: media_made(toks := seg.tokens_in(views[k].span)) | {drawn_in_clause(toks)})
         found += again_on_other_files(found, P, views, m.threshold * CLAUSE_SHARE, reading, attachments)
         found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
-        found += questions_asked_again(found, P, views, seg, m.threshold)  # "how much was the tip? and the date?"
+        paper = DOC_WORDS_RE.search(" ".join([reading.text] + [re.sub(r"[_\W]+", " ", a.path.stem) for a in attachments]))
+        found = questions_asked_again(found, P, views, seg, m.threshold,  # "how much was the tip? and the date?"
+                                      {m.labels.index(x): x for x in ANSWERING_FILES if x in m.labels and "image" in given
+                                       and (x == "document-question-answering") == bool(paper)})
         words = bool(reading.quotes or reading.subject or "text" in given or any(
             media_output(label) == "text" and label not in FILE_JUDGES | {"text-classification"} for _, _, label in found))
         found = _without_rivals(found, P, m.labels, {i for i, v in enumerate(views) if "QUOTE?" in v.features}, words)

@@ -422,6 +422,8 @@ class OfflinePlanner:
             # one more step on the file the step before in the sentence read (a map or a cut-out is
             # not the photo); a new sentence ("Also, ...") may go on from the result
             return prod.args[kind]
+        if prod and clause.start in r.listed and prod.task not in _NEW_VERSIONS and prod.args.get(kind) in given_files(kind, st):
+            return prod.args[kind]  # "a caption, a depth map and the objects in it": each of the file ("denoise, transcribe": the clean one)
         if prod and (means_same(clause.text) or reads_the_mapped_picture(prod.task, d.task, r.tokens, clause, prod.pos)):
             return prod.args.get(kind) or placeholder(prod.id)  # the picture that step read, else the one it made
         if (prod and is_a_map(prod.task) and (is_a_map(d.task) or d.task in PICTURE_READERS)
@@ -581,7 +583,10 @@ class OfflinePlanner:
                 return q.text
         again = any(n.task == d.task for n in st.nodes)  # after a step of its kind, the clause's own ("the tip? and the date?")
         for m in sorted(re.finditer(r"[^.?!]*\?", r.text), key=lambda m: again and not (m.start() < clause.end and m.end() > clause.start)):
-            s = m.group(0).strip(" \t\n\"'\u201c\u201d")  # '..." what is ...?': not the closing quote mark
+            a, b = m.span()
+            a = clause.start if a < clause.start < b and clause.start in r.questions else a  # "what breed is it | and how old is he?"
+            b = clause.end if a < clause.end < b and clause.end in r.questions else b
+            s = r.text[a:b].strip(" ,;\t\n\"'\u201c\u201d")  # '..." what is ...?': not the closing quote mark
             s = re.sub(r"^(?:and |also |but |so )?(?:can|could|would|will) you (?:please )?(?:tell me|let me know|help me (?:find out|figure out|understand))\s*(?:,\s*)?", "", s, flags=re.I)
             _, colon, asked = s.rpartition(":")
             if colon and QUESTION_START_RE.match(asked.strip()):

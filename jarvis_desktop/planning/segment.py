@@ -17,12 +17,15 @@ from ..media import kind_of
 from .extract import STEP_ADVERBS, Span, _clauses
 from .made_together import joined_cuts, things_asked
 from .repeats import opens_again
+from .step_words import QUESTION_OPENERS
 
 _VERBS = {"VERB"}
 #: A plus standing alone between two commands of a terse request: "caption + count the people".
 #: Not arrows: "edges of sketch.png -> a castle" is one step, a control map and what it shapes
 #: (cutting at arrows too broke as many dev plans as it mended, stop 33).
 _STEP_SYMBOL = re.compile(r"(?<=\s)\+(?=\s)")
+#: Words that only join a clause to the one before: cut off alone, they open the clause after them
+_ONLY_JOINING = {"and", "and then", "and also", "then", "also", "plus", "or"}
 #: The pronouns a command acts on
 _OBJECTS = {"it", "them", "this", "that", "these", "those"}
 
@@ -51,6 +54,7 @@ class Segmentation:
     parsed: bool = False
     things: list = field(default_factory=list)  # new things asked for together (made_together.things_asked), when planning
     joined: set[int] = field(default_factory=set)  # where the clause of each thing joined to one before it begins
+    questions: set[int] = field(default_factory=set)  # where a second question joined by "and" begins ("... and how old is he")
 
     def tokens_in(self, span: Span) -> list[Token]:
         """The tokens of one clause (or any span of the request)."""
@@ -62,13 +66,15 @@ def load_nlp() -> tuple[Any, str | None]:
     return load_english()
 
 
-def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True, commands: bool = False) -> Segmentation:
+def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True, commands: bool = False,
+            listed: tuple[int, ...] = ()) -> Segmentation:
     """Clauses of ``text``, never cut inside a ``protected`` span (quotes, file names).
 
     ``commands``: also cut a list of commands at its commas ("translate it, say it, then caption
     pic.jpg"). Planning asks for this; training keeps the parser's clauses, because re-cutting the
     training texts moved the weights more than the cuts gained (own-folds 1842 -> 1838, stop 28),
-    while cutting at planning time alone raised both held-out fold figures."""
+    while cutting at planning time alone raised both held-out fold figures. ``listed``: where the
+    items of a list of results begin (``listed_results``), cut too."""
     nlp = load_nlp()[0] if use_spacy else None
     if nlp is None:
         clauses = _clauses(text, protected)
@@ -77,6 +83,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     tokens = [Token(t.text, t.idx, t.lower_, t.lemma_.lower() or t.lower_, t.pos_, t.dep_, t.tag_) for t in doc]
     cuts = {0}
     numbered: list[tuple[int, int]] = []  # "(2) translate": a list number and its command stay one clause
+    questions: set[int] = set()
     for sent in doc.sents:
         cuts.add(sent.start_char)
     for t in doc:
@@ -102,6 +109,9 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         elif commands and _step_before(doc, t.i):
             # "figure out its topic after transcribing it", "..., and after translate it": a step of its own
             cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ == "and" else t.idx)
+        elif commands and _second_question(doc, t.i, max(c for c in cuts if c <= t.idx)):
+            cuts.add(t.idx)  # "what breed is it and how old is he": a question of its own
+            questions.add(t.idx)
         elif commands and _joins_command(doc, t.i):
             cuts.add(t.idx)  # "..., and say it out loud": the coordinator opens the new step
         elif commands and t.text == "," and 0 < t.i < len(doc) - 2 and _starts_command(doc, t.i + 1):
@@ -123,8 +133,16 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
     things = things_asked(tokens) if commands else []
     joined = set(joined_cuts(tokens, things))  # "I want a poem about autumn | and a painting of falling leaves"
     cuts.update(joined)
+    cuts.update(listed)
     cuts = sorted(c for c in cuts if not any(a < c < b for a, b in protected) and not any(a < c <= b for a, b in numbered))
     cuts.append(len(text))
+    kept = cuts[:1]
+    for b in cuts[1:-1]:
+        if text[kept[-1]:b].strip(" ,").lower() in _ONLY_JOINING:  # "and | how old is he": the coordinator opens the clause after it
+            questions = {kept[-1] if q == b else q for q in questions}
+        else:
+            kept.append(b)
+    cuts = kept + cuts[-1:]
     clauses = [Span(text[a:b], a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip(" ,.;")]
     clauses = clauses or [Span(text, 0, len(text))]
     heads = []
@@ -132,7 +150,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         verb = next((tk for tk in tokens if c.start <= tk.start < c.end and tk.pos == "VERB"
                      and tk.dep in ("ROOT", "conj", "xcomp", "advcl", "ccomp", "relcl")), None)
         heads.append(verb.start if verb else c.start)
-    return Segmentation(clauses, tokens, heads, parsed=True, things=things, joined=joined)
+    return Segmentation(clauses, tokens, heads, parsed=True, things=things, joined=joined, questions=questions & set(cuts))
 
 
 def _another_file_follows(doc: Any, i: int) -> bool:
@@ -180,6 +198,8 @@ def _step_before(doc: Any, i: int) -> bool:
 #: the words that can be its subject
 _FINITE = {"VBZ", "VBP", "VBD", "MD"}
 _SUBJECTS = {"PRON", "DET", "PROPN", "NOUN"}
+#: The words a question opens with (a closed class; not "that", which the tagger gives the same tag)
+_QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "whats", "what's", "who's", "how's", "where's"}
 
 
 def _joins_command(doc: Any, i: int) -> bool:
@@ -194,6 +214,50 @@ def _joins_command(doc: Any, i: int) -> bool:
         k += 1
     asks = k + 1 < len(doc) and doc[k].pos_ == "AUX" and doc[k].tag_ in _FINITE and doc[k + 1].pos_ in _SUBJECTS
     return asks or doc[k].tag_ == "VB" and doc[k].pos_ == "VERB" or doc[k].tag_ in ("WP", "WRB", "WDT")
+
+
+def _opens_question(doc: Any, k: int, end: int) -> bool:
+    """Whether a direct or indirect question opens at token ``k``: a question word with a finite
+    verb after it before ``end`` ("how old is he", "which shop it is from"), or a finite verb
+    before its subject ("is it parked legally"; not "can you ...", a request)."""
+    if k + 1 >= end:
+        return False
+    if doc[k].lower_ in _QUESTION_WORDS:
+        return any(u.tag_ in _FINITE | {"VBZ", "VBP"} for u in doc[k + 1:end])
+    return doc[k].pos_ == "AUX" and doc[k].tag_ in _FINITE and doc[k + 1].pos_ in _SUBJECTS and doc[k + 1].lower_ not in ("you", "u")
+
+
+def _second_question(doc: Any, i: int, since: int = 0) -> bool:
+    """Whether token ``i``, an "and" or a comma, joins a second question to one asked before it in
+    the same sentence: "what breed is this and how old is he", "who sent it, what's the number,
+    and when is it due" (two questions, two answers). Not "and" inside one question ("is there a
+    cat and a dog"), nor before a question word without a verb of its own ("tell me who and when").
+    The first question is looked for in the clause before (from ``since``, where it was cut)."""
+    if not (0 < i < len(doc) - 2) or doc[i].lower_ != "and" and not (doc[i].text == "," and doc[i + 1].lower_ != "and"):
+        return False
+    k = i + 1
+    while k < len(doc) - 1 and (doc[k].pos_ in ("INTJ", "PUNCT") or doc[k].lower_ in ("also", "then", "btw")
+                                or doc[k].pos_ == "ADV" and doc[k + 1].lower_ in _QUESTION_WORDS):  # "and roughly how old ..."
+        k += 1
+    sent = doc[i].sent
+    if not _opens_question(doc, k, sent.end) or doc[i].text == "," and doc[k].lower_ not in _QUESTION_WORDS:
+        return False  # (after a comma, "is it bronze?" mostly asks the question before again, narrowed)
+    start = max(sent.start, next((t.i for t in doc[sent.start:i] if t.idx >= since), i))  # the clause before, not one cut earlier
+    while start < i and (doc[start].pos_ in ("INTJ", "PUNCT") or doc[start].lower_ in QUESTION_OPENERS):
+        start += 1
+    return any(_opens_question(doc, k, i) and _asked_of_the_assistant(doc, start, k) for k in range(start, i)
+               if doc[k].lower_ in _QUESTION_WORDS or k == start)
+
+
+def _asked_of_the_assistant(doc: Any, start: int, k: int) -> bool:
+    """Whether a question opening at ``k`` is asked outright: it opens its sentence, or follows a
+    command to tell ("tell me what ...", "can you tell me which ..."). Not a question the user
+    ponders ("I need to know what's close and what's far back": one thing to find out)."""
+    if k == start:
+        return True
+    first, between = doc[start], doc[start:k]
+    commanded = first.tag_ == "VB" or first.tag_ == "MD" and start + 1 < k and doc[start + 1].lower_ in ("you", "u")
+    return commanded and not any(t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("you", "u") for t in between)
 
 
 def _starts_command(doc: Any, i: int) -> bool:
