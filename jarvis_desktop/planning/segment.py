@@ -243,7 +243,8 @@ def _second_question(doc: Any, i: int, since: int = 0) -> bool:
     if not _opens_question(doc, k, sent.end) or doc[i].text == "," and doc[k].lower_ not in _QUESTION_WORDS:
         return False  # (after a comma, "is it bronze?" mostly asks the question before again, narrowed)
     start = max(sent.start, next((t.i for t in doc[sent.start:i] if t.idx >= since), i))  # the clause before, not one cut earlier
-    while start < i and (doc[start].pos_ in ("INTJ", "PUNCT") or doc[start].lower_ in QUESTION_OPENERS):
+    while start < i and (doc[start].pos_ in ("INTJ", "PUNCT") or doc[start].lower_ in QUESTION_OPENERS
+                         or doc[start + 1].lower_ in _QUESTION_WORDS):  # "about how tall is it"
         start += 1
     return any(_opens_question(doc, k, i) and _asked_of_the_assistant(doc, start, k) for k in range(start, i)
                if doc[k].lower_ in _QUESTION_WORDS or k == start)
