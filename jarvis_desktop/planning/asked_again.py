@@ -117,12 +117,12 @@ def questions_asked_again(found: list[tuple[int, int, str]], P: np.ndarray, view
 
     Questions joined in one sentence (``seg.questions``: "what breed is this and how old is he",
     "who sent it, what's the number, and when is it due") are questions whatever their mark, each
-    answered beside the other: by the other's step when it answers questions, else, after a step
-    that reads what the picture holds but answers no question (the breed: a label), by the
-    ``answering`` (index: label), the step that answers questions of the file given (a photo's or a
-    page's); not beside a map ("show me how far it all is, what's near and what's far" asks for the map). A question answerer the model
-    placed in the clause before such a pair ("This is my booking. What's the gate, and ...?") goes
-    to the pair's first question."""
+    answered beside the others: by their step when it answers questions, else, beside a step that
+    reads what the picture holds but answers no question (the breed: a label), by ``answering``
+    (index: label), the step that answers questions of the file given (a photo's or a page's); not
+    beside a map ("show me how far it all is, what's near and what's far" asks for the map). A
+    question answerer the model placed in the clause before such questions ("This is my booking.
+    What's the gate, and ...?") goes to the first of them."""
     def partners(i: int) -> set[int]:
         return paired_questions(views, seg, i) - {i}
 

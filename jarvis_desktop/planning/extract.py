@@ -73,7 +73,7 @@ class RequestReading:
     previous_answer: str | None = None  # the assistant's last answer in the conversation, which the request may point back at
     tokens: list = field(default_factory=list)  # segment.Token of the whole request, set with the clauses by the parse
     joined: set[int] = field(default_factory=set)  # clause starts of things asked for together with the one before (made_together)
-    questions: set[int] = field(default_factory=set)  # clause starts of a second question joined by "and" (segment)
+    questions: set[int] = field(default_factory=set)  # clause starts of a question joined to one before it (segment)
     listed: set[int] = field(default_factory=set)  # clause starts of the items of a list of results after the first (listed_results)
 
     def clause_at(self, pos: int) -> int:

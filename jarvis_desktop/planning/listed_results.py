@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .segment import OBJECT_PRONOUNS
 from .step_labels import IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 
 #: Words that join an item to the list before it
@@ -25,8 +26,6 @@ _JOINERS = {",", "and", "plus", "also", "&", "/"}
 #: Steps whose list is the description of one thing made or changed ("draw a cat and a dog", "separate
 #: the music and the voice"), not a list of results
 _MAKERS = IMAGE_MAKERS | set(TEXT_MAKERS.values()) | {"text-generation", "audio-to-audio"}
-#: Words that point back at what the item before made, as a command's object ("and caption it")
-_POINTERS = {"it", "them", "that", "this", "those", "these"}
 #: At most this many items are read one by one (a longer run of commas is a sentence, not a list)
 _MOST_ITEMS = 4
 
@@ -77,14 +76,14 @@ def listed_cuts(clauses: list, tokens_in: Callable, read: Callable[[int, int], n
         items = _items(toks, clause.end) if toks else None
         if items is None:
             continue
-        steps = []
-        for a, b in items:
-            p = read(a, b)
+        steps: dict[int, int] = {}
+        for n in [*range(1, len(items)), 0]:  # the bare items first: most lists that are no list fail there
+            p = read(*items[n])
             j = int(p.argmax())
             if p[j] < threshold or labels[j] in _MAKERS:
                 break
-            steps.append(j)
-        if len(steps) == len(items) and len(set(steps)) == len(steps) and _of_one_input([labels[j] for j in steps]):
+            steps[n] = j
+        if len(steps) == len(items) and len(set(steps.values())) == len(steps) and _of_one_input([labels[steps[n]] for n in range(len(items))]):
             cuts += [a for a, _ in items[1:]]
     return cuts
 
@@ -92,5 +91,5 @@ def listed_cuts(clauses: list, tokens_in: Callable, read: Callable[[int, int], n
 def results_listed(cuts: list[int], clauses: list, tokens_in: Callable) -> set[int]:
     """Of the ``cuts`` made by ``listed_cuts``, the items that name a result of the input the list
     is about, each read from that input ("a caption, a depth map | and the objects in it"); not an
-    item that works on the one before ("make a depth map | and caption it": "it" its object)."""
-    return {c.start for c in clauses if c.start in cuts and not any(t.lower in _POINTERS and t.dep == "dobj" for t in tokens_in(c))}
+    item that works on the one before ("make a depth map | and caption it": a pronoun its object)."""
+    return {c.start for c in clauses if c.start in cuts and not any(t.lower in OBJECT_PRONOUNS and t.dep == "dobj" for t in tokens_in(c))}

@@ -27,7 +27,7 @@ _STEP_SYMBOL = re.compile(r"(?<=\s)\+(?=\s)")
 #: Words that only join a clause to the one before: cut off alone, they open the clause after them
 _ONLY_JOINING = {"and", "and then", "and also", "then", "also", "plus", "or"}
 #: The pronouns a command acts on
-_OBJECTS = {"it", "them", "this", "that", "these", "those"}
+OBJECT_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those"})
 
 
 
@@ -54,7 +54,7 @@ class Segmentation:
     parsed: bool = False
     things: list = field(default_factory=list)  # new things asked for together (made_together.things_asked), when planning
     joined: set[int] = field(default_factory=set)  # where the clause of each thing joined to one before it begins
-    questions: set[int] = field(default_factory=set)  # where a second question joined by "and" begins ("... and how old is he")
+    questions: set[int] = field(default_factory=set)  # where a question joined to one before it begins ("... and how old is he")
 
     def tokens_in(self, span: Span) -> list[Token]:
         """The tokens of one clause (or any span of the request)."""
@@ -198,8 +198,9 @@ def _step_before(doc: Any, i: int) -> bool:
 #: the words that can be its subject
 _FINITE = {"VBZ", "VBP", "VBD", "MD"}
 _SUBJECTS = {"PRON", "DET", "PROPN", "NOUN"}
-#: The words a question opens with (a closed class; not "that", which the tagger gives the same tag)
-_QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "whats", "what's", "who's", "how's", "where's"}
+#: The words a question opens with (a closed class; not "that", which the tagger gives the same tag;
+#: the parser splits "what's" and "whats")
+_QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
 
 
 def _joins_command(doc: Any, i: int) -> bool:
@@ -223,7 +224,7 @@ def _opens_question(doc: Any, k: int, end: int) -> bool:
     if k + 1 >= end:
         return False
     if doc[k].lower_ in _QUESTION_WORDS:
-        return any(u.tag_ in _FINITE | {"VBZ", "VBP"} for u in doc[k + 1:end])
+        return any(u.tag_ in _FINITE for u in doc[k + 1:end])
     return doc[k].pos_ == "AUX" and doc[k].tag_ in _FINITE and doc[k + 1].pos_ in _SUBJECTS and doc[k + 1].lower_ not in ("you", "u")
 
 
@@ -281,7 +282,7 @@ def _starts_command(doc: Any, i: int) -> bool:
         return not _awaits_verb(earlier)
     if t.tag_ == "VBG" and t.dep_ in ("advcl", "conj") and any(v.pos_ == "VERB" and v.tag_ == "VBG" for v in earlier):
         return True  # "help me by estimating the depth, segmenting the image, ..."
-    return t.pos_ in ("VERB", "NOUN", "PROPN") and (kind_of(nxt.text) is not None or nxt.lower_ in _OBJECTS)
+    return t.pos_ in ("VERB", "NOUN", "PROPN") and (kind_of(nxt.text) is not None or nxt.lower_ in OBJECT_PRONOUNS)
 
 
 def _only_connectives(doc: Any, comma: int) -> bool:
