@@ -144,8 +144,9 @@ def questions_asked_again(found: list[tuple[int, int, str]], P: np.ndarray, view
             if near is None and answering and any(k in pair and label in IMAGE_READERS and sum(k2 == k for k2, _, _ in found + out) == 1
                                                   for k, _, label in found + out):  # (two steps there: one may be this question's)
                 near = next(iter(answering.items()))
-            if i in claimed or near is None or not (pair or views[i].span.text.rstrip().endswith("?")) or asks_the_world_now(views[i].span.text):
-                continue  # (not "..., and what time is it now?", which no file answers)
+            if (i in claimed or near is None or not (pair or views[i].span.text.rstrip().endswith("?"))
+                    or not answering and asks_the_world_now(views[i].span.text)):
+                continue  # (not "..., and what time is it now?" of a passage; of a photo it may be asked)
             words = [t for t in seg.tokens_in(views[i].span) if t.pos != "PUNCT" and t.lower not in QUESTION_OPENERS]
             if pair or words and (words[0].tag in QUESTION_TAGS or words[0].pos == "AUX" and words[0].dep != "ROOT") and not any(
                     t.lower in YOU_WORDS | {"i", "we"} for t in words[:3]):  # not "can you tell me?", "can I keep driving?"
