@@ -11,6 +11,7 @@ import numpy as np
 
 from .imperatives import drawn_in_clause
 from .result_refs import IMAGE_READERS, MAP_NOUN_RE, source_named
+from .segment import OBJECT_PRONOUNS
 from .step_labels import EDIT, TEXT_MAKERS
 from .step_words import STATIVE_VERBS
 
@@ -51,10 +52,6 @@ def asked_of_another(found: list[tuple[int, int, str]], P: np.ndarray, views: li
     return [f for f in found if f not in {a for a, _ in moved}] + [b for _, b in moved] + out
 
 
-#: Object pronouns that point back at a thing made ("turn that into ...", "make it ...")
-_BACK = {"it", "that", "this", "them"}
-
-
 def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, views: list, seg, labels: list[str],
                              threshold: float) -> list[tuple[int, int, str]]:
     """An edit for each clause with no step of its own whose likeliest step is the picture an earlier
@@ -77,4 +74,4 @@ def changes_of_made_pictures(found: list[tuple[int, int, str]], P: np.ndarray, v
 
 def _points_back(toks: list) -> bool:
     """A pronoun is what the clause works on or in ("turn that into ...", "draw a hat on it")."""
-    return any(t.lower in _BACK and t.dep in ("dobj", "pobj") for t in toks)
+    return any(t.lower in OBJECT_PRONOUNS and t.dep in ("dobj", "pobj") for t in toks)

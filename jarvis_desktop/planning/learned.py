@@ -107,7 +107,6 @@ class LearnedDetector(Detector):
             self.encoder()
         protected = [(q.start, q.end) for q in reading.quotes] + [(f.start, f.end) for f in reading.files]
         seg = segment(reading.text, protected, self.use_spacy, commands=True)
-        reading.clauses = seg.clauses
         listed = listed_cuts(seg.clauses, seg.tokens_in, lambda a, b: self._reread(a, b, seg, reading, attachments),
                              self.model.labels, self.model.threshold)
         if listed:  # "a caption, a depth map and the objects": a step per result listed
@@ -210,7 +209,7 @@ class LearnedDetector(Detector):
                                          lambda k: media_made(toks := seg.tokens_in(views[k].span)) | {drawn_in_clause(toks)})
         found += again_on_other_files(found, P, views, m.threshold * CLAUSE_SHARE, reading, attachments)
         found += named_again(found, P, views, seg, reading, m.threshold * FALLBACK_SHARE)
-        paper = DOC_WORDS_RE.search(" ".join([reading.text] + [re.sub(r"[_\W]+", " ", a.path.stem) for a in attachments]))
+        paper = "image" in given and DOC_WORDS_RE.search(" ".join([reading.text] + [re.sub(r"[_\W]+", " ", a.path.stem) for a in attachments]))
         found = questions_asked_again(found, P, views, seg, m.threshold,  # "how much was the tip? and the date?"
                                       {m.labels.index(x): x for x in ANSWERING_FILES if x in m.labels and "image" in given
                                        and (x == "document-question-answering") == bool(paper)})

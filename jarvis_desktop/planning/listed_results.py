@@ -18,11 +18,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .made_together import JOINING
 from .segment import OBJECT_PRONOUNS
 from .step_labels import IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 
-#: Words that join an item to the list before it
-_JOINERS = {",", "and", "plus", "also", "&", "/"}
+#: Words that join an item to the list before it (those that join things asked together, and symbols)
+_JOINERS = JOINING | {"&", "/"}
 #: Steps whose list is the description of one thing made or changed ("draw a cat and a dog", "separate
 #: the music and the voice"), not a list of results
 _MAKERS = IMAGE_MAKERS | set(TEXT_MAKERS.values()) | {"text-generation", "audio-to-audio"}

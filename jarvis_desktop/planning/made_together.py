@@ -35,7 +35,7 @@ _MADE_BY = {"text": {"text-generation"}, "image": IMAGE_MAKERS, "video": {"text-
 #: Verbs of enjoying a work that exists ("a movie to watch", "a poem to read at the funeral")
 _ENJOYED = {"watch", "read", "listen", "see", "hear", "play"}
 #: Words that join a second thing to the first
-_JOINING = {"and", "plus", ",", "also"}
+JOINING = {"and", "plus", ",", "also"}
 #: Prepositions whose object is what a thing shows or is about ("a picture of a typewriter and a letter")
 _ABOUT = {"of", "with", "about", "on", "showing"}
 
@@ -46,7 +46,7 @@ def _phrase_start(tokens: list, n: int) -> int:
     while k > 0:
         u = tokens[k - 1]
         between_adjectives = u.lower == "," and k >= 2 and tokens[k - 2].pos == "ADJ" and tokens[k].pos == "ADJ"
-        if u.lower == "of" or u.dep == "amod" or u.tag == "PRP$" or between_adjectives or u.pos in _IN_PHRASE and u.lower not in _JOINING:
+        if u.lower == "of" or u.dep == "amod" or u.tag == "PRP$" or between_adjectives or u.pos in _IN_PHRASE and u.lower not in JOINING:
             k -= 1
         else:
             break
@@ -117,9 +117,9 @@ def things_asked(tokens: list) -> list[list[tuple[int, int, str]]]:
         if verb is None:
             continue
         before = tokens[start - 1]
-        if runs and before.lower in _JOINING and new and verb.start == runs[-1][0][3] and not _depicted(tokens, runs[-1][-1], start):
+        if runs and before.lower in JOINING and new and verb.start == runs[-1][0][3] and not _depicted(tokens, runs[-1][-1], start):
             runs[-1].append((n, start, kind, verb.start))  # "..., and a short blurb": joined to the thing before
-        elif before is verb or before.pos in ("PRON", "ADV", "PART") and before.lower not in _JOINING:
+        elif before is verb or before.pos in ("PRON", "ADV", "PART") and before.lower not in JOINING:
             runs.append([(n, start, kind, verb.start)])  # the verb's object: "give me a logo", "I want a poem"
     return [[(n, start, kind) for n, start, kind, _ in run] for run in runs if len({kind for _, _, kind, _ in run}) > 1]
 
@@ -132,7 +132,7 @@ def joined_cuts(tokens: list, runs: list[list[tuple[int, int, str]]]) -> list[in
     for run in runs:
         for _, start, _ in run[1:]:
             k = start
-            while k > 0 and tokens[k - 1].lower in _JOINING:
+            while k > 0 and tokens[k - 1].lower in JOINING:
                 k -= 1
             cuts.append(tokens[k].start)
     return cuts

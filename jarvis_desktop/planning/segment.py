@@ -109,7 +109,7 @@ def segment(text: str, protected: list[tuple[int, int]], use_spacy: bool = True,
         elif commands and _step_before(doc, t.i):
             # "figure out its topic after transcribing it", "..., and after translate it": a step of its own
             cuts.add(doc[t.i - 1].idx if doc[t.i - 1].lower_ == "and" else t.idx)
-        elif commands and _second_question(doc, t.i, max(c for c in cuts if c <= t.idx)):
+        elif commands and _second_question(doc, t.i, cuts):
             cuts.add(t.idx)  # "what breed is it and how old is he": a question of its own
             questions.add(t.idx)
         elif commands and _joins_command(doc, t.i):
@@ -228,12 +228,12 @@ def _opens_question(doc: Any, k: int, end: int) -> bool:
     return doc[k].pos_ == "AUX" and doc[k].tag_ in _FINITE and doc[k + 1].pos_ in _SUBJECTS and doc[k + 1].lower_ not in ("you", "u")
 
 
-def _second_question(doc: Any, i: int, since: int = 0) -> bool:
+def _second_question(doc: Any, i: int, cuts: set[int]) -> bool:
     """Whether token ``i``, an "and" or a comma, joins a second question to one asked before it in
     the same sentence: "what breed is this and how old is he", "who sent it, what's the number,
     and when is it due" (two questions, two answers). Not "and" inside one question ("is there a
     cat and a dog"), nor before a question word without a verb of its own ("tell me who and when").
-    The first question is looked for in the clause before (from ``since``, where it was cut)."""
+    The first question is looked for in the clause before (from the last of ``cuts`` before it)."""
     if not (0 < i < len(doc) - 2) or doc[i].lower_ != "and" and not (doc[i].text == "," and doc[i + 1].lower_ != "and"):
         return False
     k = i + 1
@@ -243,6 +243,7 @@ def _second_question(doc: Any, i: int, since: int = 0) -> bool:
     sent = doc[i].sent
     if not _opens_question(doc, k, sent.end) or doc[i].text == "," and doc[k].lower_ not in _QUESTION_WORDS:
         return False  # (after a comma, "is it bronze?" mostly asks the question before again, narrowed)
+    since = max(c for c in cuts if c <= doc[i].idx)
     start = max(sent.start, next((t.i for t in doc[sent.start:i] if t.idx >= since), i))  # the clause before, not one cut earlier
     while start < i and (doc[start].pos_ in ("INTJ", "PUNCT") or doc[start].lower_ in QUESTION_OPENERS
                          or doc[start + 1].lower_ in _QUESTION_WORDS):  # "about how tall is it"
