@@ -63,11 +63,12 @@ _THANKS = r"(?:thanks|thank\s+you|cheers)(?:\s+(?:so|very)\s+much|\s+a\s+lot)?"
 _CLOSING_RE = re.compile(
     rf"(?<!\bsay)(?<!\bsays)(?<!\bsaying)(?:(?:,|(?<=[.!?]))\s*(?:(?:{_THANKS}\s*,?\s*)?{_NAME}|{_THANKS}\s*,?\s*(?:mate|buddy|pal))"
     r"|,?\s+please\s+and\s+thank\s+you)\s*([.!?]*)\s*$", re.I)
-#: A text named as the one whose words follow ("the sentence reads ...", "the email says ...").
+#: A text named as the one whose words follow ("the sentence reads ...", "the email says ..."); not
+#: the words asked about ("work out what this letter says and ...").
 _TEXT_NOUNS = r"(?:sentence|text|line|passage|message|e-?mail|note|review|paragraph|tweet|post|comment|letter|headline|caption|phrase)s?"
 _TEXT_NOUN_RE = re.compile(rf"\b{_TEXT_NOUNS}\b", re.I)
 _PASSAGE_CUE_RE = re.compile(
-    rf"\b(?:(?:the|this|that|my|his|her|their|our|your)\s+(?:\w+\s+)?{_TEXT_NOUNS}|(?<!\bwhat )(?P<it>it))\s+(?P<verb>says|reads)\s*,?\s+(?!like\b)",
+    rf"\b(?<!\bwhat )(?:(?:the|this|that|my|his|her|their|our|your)\s+(?:\w+\s+)?{_TEXT_NOUNS}|(?P<it>it))\s+(?P<verb>says|reads)\s*,?\s+(?!like\b)",
     re.I)
 #: Where words said inline end: a stop, a comma or "and" before the words that open a new clause,
 #: "my question is", or the language the words are to be put into at the very end.

@@ -110,7 +110,9 @@ def plan_bags(rows: list[dict[str, Any]], use_spacy: bool = True) -> list[Bag]:
     for r in rows:
         kinds = [k for f in r.get("files", []) if (k := kind_of(str(f)))]
         exts = [Path(str(f)).suffix.lstrip(".").lower() for f in r.get("files", [])]
-        out.append(Bag(request_clauses(str(r["request"]), kinds, use_spacy, exts), plan_labels(r.get("plan", [])), OWN_WEIGHT, f"own:{r.get('id')}"))
+        maps = {n[: -len("-control")] for t in r.get("plan") or [] if isinstance(t, dict) and (n := str(t.get("task", ""))).endswith("-control")}
+        out.append(Bag(request_clauses(str(r["request"]), kinds, use_spacy, exts), plan_labels(r.get("plan", [])), OWN_WEIGHT,
+                       f"own:{r.get('id')}", maps.pop() if len(maps) == 1 else None))
     return out
 
 

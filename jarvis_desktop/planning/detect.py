@@ -562,12 +562,13 @@ def draws_nothing(words: list[str], image_words: set[str]) -> bool:
     return True
 
 
-def control_kind(text: str, request: str = "") -> str:
+def control_kind(text: str, request: str = "", kept: str | None = None) -> str:
     """Which control map a clause names; when it names none, the one the whole ``request`` names
-    ("take the pose of the girl in this picture and draw a superhero in it"); else canny. A word
-    that names one map (pose, depth) outranks one that may refer back to any ("the same layout")."""
+    ("take the pose of the girl in this picture and draw a superhero in it"); else the one its
+    words keep (``kept``, maps_kept.py), else canny. A word that names one map (pose, depth)
+    outranks one that may refer back to any ("the same layout")."""
     for words in (CONTROL_WORDS, GENERIC_CONTROL_WORDS):
         for where in (text, request):
             if kind := named_control_map(where, words):
                 return kind
-    return "canny"
+    return kept or "canny"

@@ -75,6 +75,7 @@ class RequestReading:
     joined: set[int] = field(default_factory=set)  # clause starts of things asked for together with the one before (made_together)
     questions: set[int] = field(default_factory=set)  # clause starts of a question joined to one before it (segment)
     listed: set[int] = field(default_factory=set)  # clause starts of the items of a list of results after the first (listed_results)
+    map_kind: str | None = None  # the control map a guided picture keeps when no map is named (maps_kept)
 
     def clause_at(self, pos: int) -> int:
         for i, c in enumerate(self.clauses):

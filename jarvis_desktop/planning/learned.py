@@ -34,6 +34,7 @@ from .heard_questions import questions_on_transcripts, questions_on_translations
 from .imperatives import clause_commands, commanded_medium, drawn_in_clause, gives_a_command, maker_of, media_made, thing_to_make, writing_asked
 from .listed_results import listed_cuts, results_listed
 from .made_together import with_things_asked
+from .maps_kept import kept_map
 from .maps_named import MAP_ESTIMATES, maps_named, words_beside_the_map
 from .missing import skipped_note
 from .named_makers import (answers_commanded, answers_to_speak, captions_to_speak, judgments_asked_in_speech, makers_of_missing_media,
@@ -41,7 +42,7 @@ from .named_makers import (answers_commanded, answers_to_speak, captions_to_spea
 from .other_medium import on_medium_given, without_files_not_named, without_style_edits, without_unasked_files
 from .repeats import MAKING_STEPS, steps_on_it_again, with_steps_asked_again
 from .result_refs import named_results, result_names, version_in_language_asked
-from .rewritten_as import writings_from_words
+from .rewritten_as import shortened_to, writings_from_words
 from .segment import Segmentation, load_nlp, segment
 from .speech_asked import QUESTION_WORDS, words_not_of_sound
 from .speech_steps import (spoken_readings, without_nothing_to_speak, without_playback, without_speech_asked_about,
@@ -139,19 +140,8 @@ class LearnedDetector(Detector):
                 P[k, [j for j, label in enumerate(m.labels) if label != "translation"]] = 0.0
             elif len(views) > 1 and only_apologizes(seg.tokens_in(v.span)):
                 P[k] = 0.0  # "sorry for my bad english": no translation, no step
-        if named_control_map(reading.text) is None:
-            # a control map is made of something the request names (the pose, the edges, the depth
-            # of a picture): without one of those words, "make a video of it" is not a guided image.
-            # With no picture to work from, a picture made from words is still asked for, so what
-            # the model gave a guided generation goes to text-to-image ("make a photo of a street
-            # at night"); with a picture given, it may be an edit of it ("make this photo wintry").
-            pictures = "image" in given
-            if GUIDED in m.labels and "text-to-image" in m.labels and not pictures:
-                g, t = m.labels.index(GUIDED), m.labels.index("text-to-image")
-                P[:, t] = 1.0 - (1.0 - P[:, t]) * (1.0 - P[:, g])
-            for label in (CONTROL, GUIDED):
-                if label in m.labels:
-                    P[:, m.labels.index(label)] = 0.0
+        if named_control_map(reading.text) is None:  # "keep how she is standing but make her a knight"
+            reading.map_kind = kept_map(P, m, views, given, seg.tokens)
         found: list[tuple[int, int, str]] = []  # (clause, label index, label)
         # a request needs a task when some clause does (noisy-OR, as trained); it goes where it scores most
         needs = _needs(P) if len(views) else np.zeros(len(m.labels))
@@ -235,6 +225,7 @@ class LearnedDetector(Detector):
         found = with_things_asked(found, m.labels, views, seg)  # "a poem about autumn and a painting of leaves"
         found += writings_to_speak(found, m, reading, attachments, seg, views)
         found += writings_from_words(found, m, seg, views, given, self.kb.media_words)
+        found += shortened_to(found, m, seg, views, given, bool(reading.quotes))  # "trim it to a sentence"
         found += (to_speak := answers_to_speak(found, P, m, seg, views, given, bool(reading.quotes), m.threshold * FALLBACK_SHARE))
         found += answers_commanded(found, P, m, seg, views, given, bool(reading.quotes))
         found += judgments_asked_in_speech(found, P, m, seg, views, m.threshold * FALLBACK_SHARE)
@@ -420,7 +411,7 @@ class LearnedDetector(Detector):
             return Detection("guided", start, end, "learned", guided=True)
         if label == CONTROL:
             clause = reading.clauses[reading.clause_at(start)]
-            return Detection(f"{control_kind(clause.text, reading.text)}-control", start, end, "learned")
+            return Detection(f"{control_kind(clause.text, reading.text, reading.map_kind)}-control", start, end, "learned")
         return Detection(label, start, end, "learned")
 
 

@@ -622,7 +622,7 @@ class OfflinePlanner:
     def _add_guided(self, d: Detection, st: PlanState, later: set[str], dry: bool) -> str:
         r = st.reading
         window = r.text[d.start : d.end]
-        kind = control_kind(window, r.text)
+        kind = control_kind(window, r.text, r.map_kind)
         control = next((n for n in st.nodes if n.task == f"{kind}-control"), None)
         if control is None:
             src = nearest_file("image", d.start, st) or (placeholder(p.id) if (p := st.producer("image")) else None)

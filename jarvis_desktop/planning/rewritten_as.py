@@ -1,5 +1,6 @@
 """Words given, asked to be turned into a new piece of writing: "convert notes.txt into a tweet",
-"turn my voice memo into a to-do list".
+"turn my voice memo into a to-do list"; or cut to a length: "trim it to a sentence", "squeeze the
+description into one tweet-length line", "cut it down to like two lines".
 
 The classifier learns writing steps from the names of writings it saw (poem, story, email); a
 form it never saw ("a to-do list", "a podcast intro") leaves it with the file alone, so the
@@ -10,7 +11,7 @@ from a text or a recording, so the new form is a piece of writing made from them
 
 from __future__ import annotations
 
-from .step_labels import media_input
+from .step_labels import media_input, media_output
 from .stepmodel import StepModel
 
 #: Verbs that change a thing into another form
@@ -55,4 +56,47 @@ def writings_from_words(found: list[tuple[int, int, str]], m: StepModel, seg, vi
         words = {t.lemma for t in phrase} | {t.lower for t in phrase}
         if any(t.pos in ("NOUN", "PROPN") for t in phrase) and not words & (pictured | _RESULTS):
             out.append((i, m.labels.index(writer), writer))
+    return out
+
+
+#: What a text is measured in when someone wants it shorter; the kept parts of it ("to the essentials")
+_LENGTHS = {"line", "sentence", "bullet", "point", "paragraph", "para", "tweet", "minute", "second", "page", "character", "word"}
+_KEPT_PARTS = {"essential", "essentials", "bone", "bones", "basics"}
+#: Words that count a length out ("two lines", "a single sentence", "like 3 bullets")
+_COUNTING = {"a", "an", "one", "single", "few", "couple", "of", "like", "just", "only", "max", "under", "about", "around", "the"}
+
+
+def shortened_to(found: list[tuple[int, int, str]], m: StepModel, seg, views: list, given: list[str], quoted: bool) -> list[tuple[int, int, str]]:
+    """A summarization step for each clause where no step was found that cuts a text to a length:
+    a verb, then "to", "into" or "down to", a counted unit of text ("a sentence", "two lines",
+    "one tweet-length line", "a minute or so") or its core ("to the essentials"). The verb is not
+    read: any verb that brings a text down to a length shortens it. There must be a text to
+    shorten: one given or quoted, or one a step before it made."""
+    label = "summarization"
+    if label not in m.labels or any(lb == label for _, _, lb in found):
+        return []
+    steps = {i for i, _, _ in found}
+    out = []
+    for i, view in enumerate(views):
+        if i in steps or not (quoted or "text" in given or "audio" in given
+                              or any(k < i and media_output(lb) == "text" for k, _, lb in found)):
+            continue
+        toks = seg.tokens_in(view.span)
+        verb = next((n for n, t in enumerate(toks) if t.pos == "VERB"), None)
+        if verb is None or any(t.text == "?" for t in toks):
+            continue
+        for n in range(verb + 1, len(toks) - 1):
+            if toks[n].lower not in ("to", "into"):
+                continue
+            rest, counted = toks[n + 1:n + 6], False
+            for k, t in enumerate(rest):
+                if t.pos == "NUM" or t.lower in _COUNTING or t.text == "-" or t.lower.endswith(("length", "long")):
+                    counted = counted or t.pos == "NUM" or t.lower in ("a", "an", "one", "single", "few", "couple")
+                    continue
+                nxt = rest[k + 1] if k + 1 < len(rest) else None
+                if (t.lemma in _LENGTHS and counted or t.lower in _KEPT_PARTS) and (nxt is None or nxt.pos != "NOUN"):
+                    out.append((i, m.labels.index(label), label))
+                break
+            if out and out[-1][0] == i:
+                break
     return out

@@ -57,8 +57,12 @@ def asks_for_speech(toks: list) -> bool:
 
 #: Sound named as the form a result comes in ("summarise this as audio", "in Italian, as speech")
 _AS_SOUND = {"audio", "speech", "mp3", "voiceover", "narration"}
-#: ... or as what the user will hear it on ("the gist of it through the car speakers")
-_PLAYED_ON = {"speakers", "headphones", "earbuds", "earphones"}
+#: ... or as what the user will hear it on ("the gist of it through the car speakers", "in my ears")
+_PLAYED_ON = {"speakers", "speaker", "headphones", "headset", "earbuds", "earphones", "airpods", "ears"}
+#: ... or as a thing someone will listen to ("make it something I can play for the baby", "a short
+#: version to listen to on the drive"): the thing, then who hears it, then a verb of hearing
+_HEARD_THINGS = {"something", "thing", "one", "version", "copy", "file", "clip", "bit", "track"}
+_HEARD_VERBS = {"listen", "hear", "play"}
 _GIVEN = GIVEN_DETERMINERS - {"my", "your", "our"}
 #: Words before a device that make it the user's own ("over my headphones", "through the car speakers")
 _OWN_DEVICE = {"my", "our", "the"}
@@ -74,10 +78,14 @@ def sound_as_medium(toks: list) -> bool:
     a thing the sound word describes ("as a speech therapist", "available as audio", "a complaint
     about the announcements through the train speakers")."""
     asked = any(t.lower in ("you", "u") and k and toks[k - 1].tag == "MD" for k, t in enumerate(toks))  # "can you ..."
-    if not toks or states_words(toks) or not asked and (any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS):
+    if not toks or not asked and (any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS):
+        return False
+    if to_be_heard(toks):  # (its "I can play" is no statement of the user's)
+        return True
+    if states_words(toks):
         return False
     for k, t in enumerate(toks):
-        if t.lower not in ("as", "into", "through", "over", "via"):
+        if t.lower not in ("as", "into", "through", "over", "via", "in", "on"):
             continue
         before = toks[max(0, k - 4):k]
         if any(u.lower in ("not", "n't", "no", "without") for u in before) or k and (toks[k - 1].pos == "ADJ" or toks[k - 1].text in ("'", '"')):
@@ -90,9 +98,33 @@ def sound_as_medium(toks: list) -> bool:
             n = next((n for n, u in enumerate(rest[:3]) if u.lower in _AS_SOUND), None)
             if n is not None and not any(u.lower in _GIVEN for u in rest[:n]) and (n + 1 == len(rest) or rest[n + 1].pos != "NOUN"):
                 return True
-        elif len(rest) >= 2 and rest[0].lower in _OWN_DEVICE and any(u.lower in _PLAYED_ON for u in rest[1:3]) and not any(
+        if t.lower in ("in", "on") and k and toks[k - 1].pos in ("NOUN", "PROPN"):
+            continue  # where a thing is ("the bass on my speakers keeps buzzing"), not where to hear it
+        if t.lower != "as" and len(rest) >= 2 and rest[0].lower in _OWN_DEVICE and any(u.lower in _PLAYED_ON for u in rest[1:3]) and not any(
                 u.lemma in _WRITING_VERBS for u in toks):
             return True
+    return False
+
+
+def to_be_heard(toks: list) -> bool:
+    """The clause makes its result a thing someone will listen to: "make it something I can play
+    for the twins", "a 30-second version to listen to on the drive", "something Nan can listen
+    to". Not a thing the listener plays ("a song I can play on guitar": the thing is no pronoun or
+    version of a result), nor one the assistant hears ("something you can hear")."""
+    for k, t in enumerate(toks):
+        if t.lemma not in _HEARD_THINGS or t.pos not in ("NOUN", "PRON"):
+            continue
+        after = toks[k + 1:k + 7]
+        for n, u in enumerate(after):
+            if u.lemma in _HEARD_VERBS and u.pos == "VERB":
+                between = after[:n]
+                nxt = after[n + 1] if n + 1 < len(after) else None
+                if not any(w.lower in ("you", "u") or w.pos in ("VERB", "NOUN") and w.lemma not in ("nan", "kid", "mum", "mom") for w in between) \
+                        and not (nxt is not None and nxt.pos in ("NOUN", "DET", "PRON", "PROPN")):
+                    return True
+                break
+            if u.pos in ("PUNCT", "CCONJ") or u.lemma in _HEARD_THINGS:
+                break
     return False
 
 

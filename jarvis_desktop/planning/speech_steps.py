@@ -5,8 +5,8 @@ Steps are ``(clause, label index, label)`` triples, as the learned detector find
 
 from __future__ import annotations
 
-from .step_labels import media_input
-from .speech_asked import HEARING, QUESTION_WORDS, RECORDINGS, SOUND_WORDS, asks_for_speech, names_sound
+from .step_labels import media_input, media_output
+from .speech_asked import HEARING, QUESTION_WORDS, RECORDINGS, SOUND_WORDS, asks_for_speech, names_sound, sound_as_medium, to_be_heard
 
 #: Things one plays rather than has read out ("play my favourite song", "play the news podcast")
 PLAYED = {"song", "music", "podcast", "playlist", "album", "episode", "radio", "station", "track", "tune", "video",
@@ -46,13 +46,15 @@ def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()
     asks for text, however close its clause vector came to a spoken one. ``meant``: the words its
     mistyped words were read as ("alowd": "aloud"); ``told``: the offsets of words that only tell
     ("my lease says: '...'", "my teacher read it aloud yesterday"), which ask for no sound."""
-    return found if names_sound([t for t in seg.tokens if t.start not in told]) or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
+    heard = names_sound([t for t in seg.tokens if t.start not in told]) or any(sound_as_medium(seg.tokens_in(c)) for c in seg.clauses)
+    return found if heard or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
 
 
 def without_playback(found: list[Step], views: list, seg) -> list[Step]:
     """Drop a text-to-speech step whose clause asks to play a recording or media ("play the news
     podcast", "play my favourite song"): a thing to hear as it is, which no expert plays, not words
-    to speak. Speech asked in the clause all the same ("... and read the title aloud") stays."""
+    to speak. Speech asked in the clause all the same ("... and read the title aloud") stays. And
+    drop a picture or a video made in a clause that makes its result a thing to hear."""
     out = []
     for i, j, label in found:
         toks = seg.tokens_in(views[i].span)
@@ -60,6 +62,8 @@ def without_playback(found: list[Step], views: list, seg) -> list[Step]:
                      for k, t in enumerate(toks))
         if label == TTS and played and not asks_for_speech(toks):
             continue
+        if media_output(label) in ("image", "video") and to_be_heard(toks):
+            continue  # "... and make it something I can just play for the twins": a sound, not a picture
         out.append((i, j, label))
     return out
 

@@ -198,6 +198,12 @@ TO_GO_WITH = r"to\s+(?:go\s+(?:with|alongside)|match|accompany)\s+(?:it|them|tha
 _TAIL_RE = re.compile(rf"[\s,]+(?:please|pls|for me|lol|{TO_GO_WITH})\W*$", re.I)
 
 
+#: Words that say something of a photo stays as it is in a new picture ("keep her pose", "the same
+#: layout", "exactly where it is")
+KEEPING = frozenset({"keep", "keeping", "kept", "keeps", "same", "exact", "exactly", "preserve", "preserving", "retain",
+                     "retaining", "hold", "holding", "maintain", "maintaining", "identical", "unchanged"})
+
+
 def picture_prompt(text: str, guided: bool = False) -> str:
     """What a picture or video asked for in ``text`` should show, as a generator's prompt: "can you
     make me a picture of a corgi surfing at sunset" -> "a corgi surfing at sunset", "draw me a

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .clause_vectors import DIMS
+
 FORMAT_VERSION = 1
 
 
@@ -31,6 +33,7 @@ class Bag:
     labels: set[str]
     weight: float = 1.0
     source: str = ""
+    control_map: str | None = None  # the one control map its plan makes ("openpose"), if any
 
 
 @dataclass
@@ -44,6 +47,16 @@ class StepModel:
     threshold: float = 0.5
     meta: dict = field(default_factory=dict)
     Wd: np.ndarray | None = None  # (dense dims, labels); None when trained without word vectors
+    maps: list[str] = field(default_factory=list)  # control map kinds, in the order of map_centroids
+    map_centroids: np.ndarray | None = None  # (maps, context dims): unit mean request vector per map
+
+    def nearest_map(self, vec: np.ndarray) -> str | None:
+        """The control map whose training requests read most like ``vec`` (a request's mean
+        in-context vector), or None when the model knows no maps or the vector is not theirs."""
+        C = self.map_centroids
+        if C is None or not len(self.maps) or vec.shape[-1] != C.shape[1] or not np.any(vec):
+            return None
+        return self.maps[int(np.argmax(C @ vec))]
 
     def proba(self, clauses: list[Clause]) -> np.ndarray:
         """Per clause, the probability that it asks for each label (clauses x labels)."""
@@ -61,10 +74,12 @@ class StepModel:
 
     def save(self, path: Path) -> None:
         words = sorted(self.vocab, key=self.vocab.__getitem__)
-        header = {"version": FORMAT_VERSION, "labels": self.labels, "threshold": self.threshold, "meta": self.meta}
+        header = {"version": FORMAT_VERSION, "labels": self.labels, "threshold": self.threshold, "meta": self.meta, "maps": self.maps}
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
             dense = {} if self.Wd is None else {"Wd": self.Wd.astype(np.float32)}
+            if self.map_centroids is not None:
+                dense["map_centroids"] = self.map_centroids.astype(np.float32)
             np.savez_compressed(f, W=self.W.astype(np.float16), b=self.b.astype(np.float32), **dense,
                                 vocab=np.array("\n".join(words)), header=np.array(json.dumps(header, sort_keys=True)))
 
@@ -78,11 +93,14 @@ class StepModel:
             W = z["W"].astype(np.float32)
             b = z["b"].astype(np.float32)
             Wd = z["Wd"].astype(np.float32) if "Wd" in z.files else None
-        return cls(header["labels"], {w: i for i, w in enumerate(words)}, W, b, float(header["threshold"]), header.get("meta", {}), Wd)
+            C = z["map_centroids"].astype(np.float32) if "map_centroids" in z.files else None
+        return cls(header["labels"], {w: i for i, w in enumerate(words)}, W, b, float(header["threshold"]), header.get("meta", {}), Wd,
+                   header.get("maps", []) if C is not None else [], C)
 
 
 def train(bags: list[Bag], labels: list[str], *, min_count: int = 2, l2: float = 1e-4, steps: int = 400,
-          lr: float = 0.05, threshold: float = 0.5, norm: bool = True, dense_scale: float = 1.0, log_every: int = 0) -> StepModel:
+          lr: float = 0.05, threshold: float = 0.5, norm: bool = True, dense_scale: float = 1.0, log_every: int = 0,
+          context_dims: int = DIMS) -> StepModel:
     """Fit the model on ``bags`` (deterministic: zero start, full batch, fixed step count).
 
     Features are sparse (a few dozen per clause out of thousands): scipy's sparse matrices make a
@@ -143,4 +161,31 @@ def train(bags: list[Bag], labels: list[str], *, min_count: int = 2, l2: float =
             p -= lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
     meta = {"bags": len(bags), "clauses": len(rows), "features": len(words), "dense": D, "dense_scale": dense_scale,
             "steps": steps, "l2": l2, "lr": lr, "min_count": min_count, "norm": norm}
-    return StepModel(list(labels), vocab, W[: len(words)].copy(), b, threshold, meta, W[len(words):].copy() if D else None)
+    maps, centroids = map_centroids(bags, context_dims)
+    return StepModel(list(labels), vocab, W[: len(words)].copy(), b, threshold, meta, W[len(words):].copy() if D else None,
+                     maps, centroids)
+
+
+def map_centroids(bags: list[Bag], dims: int) -> tuple[list[str], np.ndarray | None]:
+    """Per control map, the unit mean of its training requests' vectors (``request_vector``):
+    what tells "keep how she is standing" (a pose) from "keep how near or far things are" (depth)."""
+    by_map: dict[str, list[np.ndarray]] = {}
+    for bag in bags:
+        if bag.control_map and (v := request_vector(bag.clauses, dims)) is not None:
+            by_map.setdefault(bag.control_map, []).append(v)
+    if not by_map:
+        return [], None
+    maps = sorted(by_map)
+    C = np.stack([np.mean(by_map[k], axis=0) for k in maps])
+    return maps, (C / np.linalg.norm(C, axis=1, keepdims=True)).astype(np.float32)
+
+
+def request_vector(clauses: list[Clause], dims: int) -> np.ndarray | None:
+    """The unit mean of a request's clauses' in-context vectors (the last ``dims`` of each dense
+    vector), or None when they have none."""
+    vecs = [d[-dims:] for _, d in clauses if dims and len(d) >= dims]
+    if not vecs:
+        return None
+    v = np.mean(vecs, axis=0)
+    n = float(np.linalg.norm(v))
+    return v / n if n else None

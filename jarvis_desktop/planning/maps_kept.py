@@ -1,0 +1,55 @@
+"""A control map asked for by what the new picture keeps of a photo, not by the map's name: "keep
+exactly how her arms and legs are placed but make her a knight" (the pose), "same near-to-far
+layout as garden.jpg, but a fairy garden" (the depth), "keep where the sky and the road sit, but
+make it a desert" (the segments).
+
+The step model reads such a request as a guided picture (a map and the generator it guides) from
+how it is said; which map is a matter of what the kept words are like, which no closed list of
+words covers. The model keeps, per map, the mean vector of the training requests that asked for
+it (``stepmodel.map_centroids``): the nearest is the map. A request that names a map gets that
+one (``detect.control_kind``); one with no photo to keep anything of, or where the model is not
+sure of a guided picture, gets no map at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .clause_vectors import DIMS
+from .maps_named import MAP_ESTIMATES
+from .step_labels import CONTROL, EDIT, GUIDED
+from .step_words import KEEPING
+from .stepmodel import StepModel, request_vector
+
+
+
+def kept_map(P: np.ndarray, m: StepModel, views: list, given: set[str], tokens: list) -> str | None:
+    """For a request that names no map: the map a guided picture keeps of a picture given, where
+    the model reads one (its guided label passes the bar) and the words say that something stays
+    (``KEEPING``: without one, a new picture "made from" a photo is a restyle of all of it, "make
+    from it a painting in the style of Van Gogh", an edit). Otherwise None, and the map and guided
+    readings leave ``P`` (in place): a map is made of something the request names, so "make a
+    video of it" is no guided picture. With no picture to work from, what the model read as a
+    guided picture is a picture made from words ("make a photo of a street at night"); with one
+    given, it may be an edit of it ("make this photo wintry"), which the model reads apart."""
+    labels = m.labels
+    if GUIDED in labels and "image" in given and len(views) and P[:, labels.index(GUIDED)].max() >= m.threshold and any(
+            t.lemma in KEEPING or t.lower in KEEPING for t in tokens):
+        kind = m.nearest_map(v) if (v := request_vector([(v.features, v.dense) for v in views], DIMS)) is not None else None
+        if kind:
+            # the map is the guided picture's, not one to look at; the picture asked for where the
+            # guided one is, is that one, not an edit of the photo besides ("keep every bump of the
+            # surface and make it look cast in bronze")
+            for label in (CONTROL, MAP_ESTIMATES.get(kind)):
+                if label in labels:
+                    P[:, labels.index(label)] = 0.0
+            if EDIT in labels:
+                P[int(P[:, labels.index(GUIDED)].argmax()), labels.index(EDIT)] = 0.0
+            return kind
+    if GUIDED in labels and "text-to-image" in labels and "image" not in given:
+        g, t = labels.index(GUIDED), labels.index("text-to-image")
+        P[:, t] = 1.0 - (1.0 - P[:, t]) * (1.0 - P[:, g])
+    for label in (CONTROL, GUIDED):
+        if label in labels:
+            P[:, labels.index(label)] = 0.0
+    return None
