@@ -12,6 +12,7 @@ from a text or a recording, so the new form is a piece of writing made from them
 from __future__ import annotations
 
 from .step_labels import media_input, media_output
+from .step_words import KEEPING
 from .stepmodel import StepModel
 
 #: Verbs that change a thing into another form
@@ -60,31 +61,46 @@ def writings_from_words(found: list[tuple[int, int, str]], m: StepModel, seg, vi
 
 
 #: What a text is measured in when someone wants it shorter; the kept parts of it ("to the essentials")
-_LENGTHS = {"line", "sentence", "bullet", "point", "paragraph", "para", "tweet", "minute", "second", "page", "character", "word"}
+_LENGTHS = {"line", "sentence", "bullet", "point", "paragraph", "para", "tweet", "page", "character", "word"}
+#: ... or the time it takes to hear: said of a recording itself, a cut of the sound ("trim it to a
+#: minute"), so a length only of a text a step made ("..., squashed down to a minute or so")
+_DURATIONS = {"minute", "second"}
 _KEPT_PARTS = {"essential", "essentials", "bone", "bones", "basics"}
 #: Words that count a length out ("two lines", "a single sentence", "like 3 bullets")
 _COUNTING = {"a", "an", "one", "single", "few", "couple", "of", "like", "just", "only", "max", "under", "about", "around", "the"}
+#: Verbs that make a thing smaller; any other verb only with "down" ("bring it down to", "get it
+#: down to"). Not a limit set on the step asked ("keep it to one line", "answer in one word") nor
+#: a text laid out anew ("split it into two lines")
+_REDUCING = {"cut", "trim", "shrink", "shorten", "condense", "compress", "reduce", "squeeze", "squash", "boil", "pare",
+             "whittle", "distil", "distill", "strip", "slim", "chop", "crunch", "narrow", "abridge", "truncate", "summarise",
+             "summarize"}
 
 
 def shortened_to(found: list[tuple[int, int, str]], m: StepModel, seg, views: list, given: list[str], quoted: bool) -> list[tuple[int, int, str]]:
     """A summarization step for each clause where no step was found that cuts a text to a length:
-    a verb, then "to", "into" or "down to", a counted unit of text ("a sentence", "two lines",
-    "one tweet-length line", "a minute or so") or its core ("to the essentials"). The verb is not
-    read: any verb that brings a text down to a length shortens it. There must be a text to
-    shorten: one given or quoted, or one a step before it made."""
+    a verb of making smaller (or any verb with "down"), then "to" or "into", a counted unit of text
+    ("a sentence", "two lines", "one tweet-length line") or its core ("to the essentials"). There
+    must be a text to shorten: one given or quoted, or one a step before it made (a length in
+    minutes only of that). A step found in the clause on a medium nobody gave or made does not
+    count ("cut it down to a sentence" read as a cut-out of a picture)."""
     label = "summarization"
     if label not in m.labels or any(lb == label for _, _, lb in found):
         return []
-    steps = {i for i, _, _ in found}
+    steps = {i for i, _, lb in found if (medium := media_input(lb)) is None or medium in given
+             or any(k < i and media_output(other) == medium for k, _, other in found)}
     out = []
     for i, view in enumerate(views):
-        if i in steps or not (quoted or "text" in given or "audio" in given
-                              or any(k < i and media_output(lb) == "text" for k, _, lb in found)):
+        made = any(k < i and media_output(lb) == "text" for k, _, lb in found)
+        if i in steps or not (quoted or made or "text" in given or "audio" in given):
             continue
         toks = seg.tokens_in(view.span)
         verb = next((n for n, t in enumerate(toks) if t.pos == "VERB"), None)
-        if verb is None or any(t.text == "?" for t in toks):
+        if verb is None or any(t.text == "?" for t in toks) or not (
+                toks[verb].lemma in _REDUCING or any(t.lower == "down" for t in toks[verb + 1:verb + 4])):
             continue
+        if toks[verb].lemma in KEEPING:
+            continue
+        units = _LENGTHS | (_DURATIONS if made else set())
         for n in range(verb + 1, len(toks) - 1):
             if toks[n].lower not in ("to", "into"):
                 continue
@@ -94,7 +110,7 @@ def shortened_to(found: list[tuple[int, int, str]], m: StepModel, seg, views: li
                     counted = counted or t.pos == "NUM" or t.lower in ("a", "an", "one", "single", "few", "couple")
                     continue
                 nxt = rest[k + 1] if k + 1 < len(rest) else None
-                if (t.lemma in _LENGTHS and counted or t.lower in _KEPT_PARTS) and (nxt is None or nxt.pos != "NOUN"):
+                if (t.lemma in units and counted or t.lower in _KEPT_PARTS) and (nxt is None or nxt.pos != "NOUN"):
                     out.append((i, m.labels.index(label), label))
                 break
             if out and out[-1][0] == i:

@@ -10,6 +10,7 @@ from ..media import kind_of
 from .detect import ASK_RE
 from .imperatives import GIVEN_DETERMINERS, MAKING_VERBS
 from .result_refs import named_results
+from .step_words import asked_of_you
 
 #: "read me ...", "read it to us", "read that aloud": reading *to* someone is speaking.
 RECIPIENTS = {"me", "us"}
@@ -63,6 +64,9 @@ _PLAYED_ON = {"speakers", "speaker", "headphones", "headset", "earbuds", "earpho
 #: version to listen to on the drive"): the thing, then who hears it, then a verb of hearing
 _HEARD_THINGS = {"something", "thing", "one", "version", "copy", "file", "clip", "bit", "track"}
 _HEARD_VERBS = {"listen", "hear", "play"}
+#: ... which, said without what it is ("something"), must be made of a thing named before it
+#: ("make it something I can play", "give me the gist of this as something ...")
+_ANY_THING = {"something", "thing", "one"}
 _GIVEN = GIVEN_DETERMINERS - {"my", "your", "our"}
 #: Words before a device that make it the user's own ("over my headphones", "through the car speakers")
 _OWN_DEVICE = {"my", "our", "the"}
@@ -77,7 +81,7 @@ def sound_as_medium(toks: list) -> bool:
     declined ("not as audio"), not a recording given ("saved it as an audio file named x.wav"), nor
     a thing the sound word describes ("as a speech therapist", "available as audio", "a complaint
     about the announcements through the train speakers")."""
-    asked = any(t.lower in ("you", "u") and k and toks[k - 1].tag == "MD" for k, t in enumerate(toks))  # "can you ..."
+    asked = asked_of_you(toks)
     if not toks or not asked and (any(t.text == "?" for t in toks) or toks[0].lower in QUESTION_WORDS):
         return False
     if to_be_heard(toks):  # (its "I can play" is no statement of the user's)
@@ -98,8 +102,9 @@ def sound_as_medium(toks: list) -> bool:
             n = next((n for n, u in enumerate(rest[:3]) if u.lower in _AS_SOUND), None)
             if n is not None and not any(u.lower in _GIVEN for u in rest[:n]) and (n + 1 == len(rest) or rest[n + 1].pos != "NOUN"):
                 return True
-        if t.lower in ("in", "on") and k and toks[k - 1].pos in ("NOUN", "PROPN"):
-            continue  # where a thing is ("the bass on my speakers keeps buzzing"), not where to hear it
+        if t.lower in ("in", "on") and k and toks[k - 1].pos in ("NOUN", "PROPN") or any(u.lemma in ("play", "listen") for u in toks):
+            continue  # where a thing is ("the bass on my speakers keeps buzzing"), or a sound to play as it is
+            # ("play this through the speaker", "I want to listen to something on my earbuds"), not where to hear an answer
         if t.lower != "as" and len(rest) >= 2 and rest[0].lower in _OWN_DEVICE and any(u.lower in _PLAYED_ON for u in rest[1:3]) and not any(
                 u.lemma in _WRITING_VERBS for u in toks):
             return True
@@ -114,14 +119,17 @@ def to_be_heard(toks: list) -> bool:
     for k, t in enumerate(toks):
         if t.lemma not in _HEARD_THINGS or t.pos not in ("NOUN", "PRON"):
             continue
+        if t.lemma in _ANY_THING and not any(u.lower in ("it", "this", "that", "them") or u.pos == "NOUN" and n and toks[n - 1].lower in (
+                "the", "this", "that") for n, u in enumerate(toks[:k])):
+            continue  # "something to listen to on the drive" asks for something new, no result to hear
         after = toks[k + 1:k + 7]
         for n, u in enumerate(after):
             if u.lemma in _HEARD_VERBS and u.pos == "VERB":
                 between = after[:n]
                 nxt = after[n + 1] if n + 1 < len(after) else None
                 if not any(w.lower in ("you", "u") or w.pos in ("VERB", "NOUN") and w.lemma not in ("nan", "kid", "mum", "mom") for w in between) \
-                        and not (nxt is not None and nxt.pos in ("NOUN", "DET", "PRON", "PROPN")):
-                    return True
+                        and not (nxt is not None and (nxt.pos in ("NOUN", "DET", "PRON", "PROPN") or nxt.lower == "with")):
+                    return True  # (not a thing to "play with": a toy or a game)
                 break
             if u.pos in ("PUNCT", "CCONJ") or u.lemma in _HEARD_THINGS:
                 break

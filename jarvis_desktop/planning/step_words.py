@@ -204,6 +204,12 @@ KEEPING = frozenset({"keep", "keeping", "kept", "keeps", "same", "exact", "exact
                      "retaining", "hold", "holding", "maintain", "maintaining", "identical", "unchanged"})
 
 
+def asked_of_you(toks: list) -> bool:
+    """The words ask the assistant to do something, as a question in form ("can you ...", "could
+    you please ...?"): a question mark then ends a request, not a question about the file."""
+    return any(t.lower in ("you", "u") and k and toks[k - 1].tag == "MD" for k, t in enumerate(toks))
+
+
 def picture_prompt(text: str, guided: bool = False) -> str:
     """What a picture or video asked for in ``text`` should show, as a generator's prompt: "can you
     make me a picture of a corgi surfing at sunset" -> "a corgi surfing at sunset", "draw me a
