@@ -102,9 +102,9 @@ def sound_as_medium(toks: list) -> bool:
             n = next((n for n, u in enumerate(rest[:3]) if u.lower in _AS_SOUND), None)
             if n is not None and not any(u.lower in _GIVEN for u in rest[:n]) and (n + 1 == len(rest) or rest[n + 1].pos != "NOUN"):
                 return True
-        if t.lower in ("in", "on") and k and toks[k - 1].pos in ("NOUN", "PROPN") or any(u.lemma in ("play", "listen") for u in toks):
-            continue  # where a thing is ("the bass on my speakers keeps buzzing"), or a sound to play as it is
-            # ("play this through the speaker", "I want to listen to something on my earbuds"), not where to hear an answer
+        if t.lower in ("in", "on") and k and toks[k - 1].pos in ("NOUN", "PROPN") or any(u.lemma == "listen" for u in toks):
+            continue  # where a thing is ("the bass on my speakers keeps buzzing"), or what the user listens to
+            # ("I want to listen to something on my earbuds"), not where to hear an answer
         if t.lower != "as" and len(rest) >= 2 and rest[0].lower in _OWN_DEVICE and any(u.lower in _PLAYED_ON for u in rest[1:3]) and not any(
                 u.lemma in _WRITING_VERBS for u in toks):
             return True
