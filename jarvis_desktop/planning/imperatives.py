@@ -54,7 +54,7 @@ def _commands(word, deps: tuple[str, ...]) -> bool:
 
 
 #: Commands whose own verb names the kind of thing they make ("draw a forest", "animate a robot")
-_MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
+MEDIUM_VERBS = {"draw": "image", "paint": "image", "sketch": "image", "illustrate": "image", "animate": "video"}
 #: Objects with which those verbs make nothing ("draw a conclusion", "paint a picture of how it went" stays)
 _IDIOMS = {"conclusion", "attention", "comparison", "parallel", "inspiration", "breath", "line", "lesson", "insight", "meaning",
            "strength", "blank"}
@@ -72,7 +72,7 @@ def commanded_medium(tokens: list) -> str | None:
 def _medium_named(verb, rest: list) -> str | None:
     """The kind of thing ``verb`` makes when it names one ("draw", "animate"), unless the words
     after it make an idiom of it ("draw a conclusion from this", "draw attention to it")."""
-    return None if any(t.lemma in _IDIOMS for t in rest[:3]) else _MEDIUM_VERBS.get(verb.lemma)
+    return None if any(t.lemma in _IDIOMS for t in rest[:3]) else MEDIUM_VERBS.get(verb.lemma)
 
 
 #: Words that put a drawing on or around something there already ("draw a circle around the dog",

@@ -22,16 +22,13 @@ from .step_words import KEEPING, asked_of_you
 from .stepmodel import StepModel, request_vector
 
 
-
 def kept_map(P: np.ndarray, m: StepModel, views: list, given: set[str], tokens: list) -> str | None:
     """For a request that names no map: the map a guided picture keeps of a picture given, where
-    the model reads one (its guided label passes the bar) and the words say that something of its
-    shape stays (``keeps_a_shape``: without one, a new picture "made from" a photo is a restyle of all of it, "make
-    from it a painting in the style of Van Gogh", an edit), in a request that asks no question of
-    the photo ("is the statue made of the same marble as ...?").
-    Otherwise None, and the map and guided
-    readings leave ``P`` (in place): a map is made of something the request names, so "make a
-    video of it" is no guided picture. With no picture to work from, what the model read as a
+    the model reads one (its guided label passes the bar), the words keep something of the photo's
+    shape (``keeps_a_shape``; a picture "made from" a photo with nothing kept is a restyle of all
+    of it, an edit: "make from it a painting in the style of Van Gogh") and no question is asked of
+    the photo ("is the statue made of the same marble as ...?"). Otherwise None, and the map and
+    guided readings leave ``P`` (in place): with no picture to work from, what the model read as a
     guided picture is a picture made from words ("make a photo of a street at night"); with one
     given, it may be an edit of it ("make this photo wintry"), which the model reads apart."""
     labels = m.labels

@@ -113,8 +113,8 @@ def sound_as_medium(toks: list) -> bool:
 
 def to_be_heard(toks: list) -> bool:
     """The clause makes its result a thing someone will listen to: "make it something I can play
-    for the twins", "a 30-second version to listen to on the drive", "something Nan can listen
-    to". Not a thing the listener plays ("a song I can play on guitar": the thing is no pronoun or
+    for the twins", "a 30-second version to listen to on the drive", "something the kids can listen
+    to" (the listener its subject). Not a thing the listener plays ("a song I can play on guitar": the thing is no pronoun or
     version of a result), nor one the assistant hears ("something you can hear")."""
     for k, t in enumerate(toks):
         if t.lemma not in _HEARD_THINGS or t.pos not in ("NOUN", "PRON"):
@@ -127,7 +127,7 @@ def to_be_heard(toks: list) -> bool:
             if u.lemma in _HEARD_VERBS and u.pos == "VERB":
                 between = after[:n]
                 nxt = after[n + 1] if n + 1 < len(after) else None
-                if not any(w.lower in ("you", "u") or w.pos in ("VERB", "NOUN") and w.lemma not in ("nan", "kid", "mum", "mom") for w in between) \
+                if not any(w.lower in ("you", "u") or w.pos in ("VERB", "NOUN") and w.dep != "nsubj" for w in between) \
                         and not (nxt is not None and (nxt.pos in ("NOUN", "DET", "PRON", "PROPN") or nxt.lower == "with")):
                     return True  # (not a thing to "play with": a toy or a game)
                 break

@@ -5,6 +5,7 @@ Steps are ``(clause, label index, label)`` triples, as the learned detector find
 
 from __future__ import annotations
 
+from .imperatives import MEDIUM_VERBS
 from .step_labels import media_input, media_output
 from .speech_asked import HEARING, QUESTION_WORDS, RECORDINGS, SOUND_WORDS, asks_for_speech, names_sound, sound_as_medium, to_be_heard
 
@@ -50,10 +51,6 @@ def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()
     return found if heard or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
 
 
-#: Verbs that make a picture by name ("draw a sunset and something I can listen to about it")
-_DRAWING = {"draw", "paint", "sketch", "illustrate", "render", "design", "photograph", "film", "animate"}
-
-
 def without_playback(found: list[Step], views: list, seg) -> list[Step]:
     """Drop a text-to-speech step whose clause asks to play a recording or media ("play the news
     podcast", "play my favourite song"): a thing to hear as it is, which no expert plays, not words
@@ -66,8 +63,9 @@ def without_playback(found: list[Step], views: list, seg) -> list[Step]:
                      for k, t in enumerate(toks))
         if label == TTS and played and not asks_for_speech(toks):
             continue
-        if media_output(label) in ("image", "video") and to_be_heard(toks) and not any(t.lemma in _DRAWING for t in toks):
-            continue  # "... and make it something I can just play for the twins": a sound, not a picture
+        if media_output(label) in ("image", "video") and to_be_heard(toks) and not any(t.lemma in MEDIUM_VERBS for t in toks):
+            continue  # "... and make it something I can just play for the twins": a sound, not a picture (a
+            # verb that names a picture keeps it: "draw a sunset and something I can listen to about it")
         out.append((i, j, label))
     return out
 
