@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 #: The most copies one request makes (a larger count is a list inside one answer, or a typo)
 MAX_COPIES = 5
 NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5, "couple": 2, "pair": 2}
-#: Units a number measures one thing in
-_MEASURES = {"second", "sec", "minute", "min", "hour", "line", "word", "sentence", "paragraph", "page", "verse",
-             "stanza", "part", "panel", "frame", "step", "chapter", "syllable", "character", "inch", "pixel", "px", "k"}
+#: Units a text is measured in, and a sound or a clip; a number before one measures one thing
+TEXT_MEASURES = frozenset({"line", "word", "sentence", "paragraph", "page", "verse", "stanza", "syllable", "character"})
+DURATIONS = frozenset({"second", "sec", "minute", "min", "hour"})
+_MEASURES = TEXT_MEASURES | DURATIONS | {"part", "panel", "frame", "step", "chapter", "inch", "pixel", "px", "k"}
 #: Things made one per run: pieces of writing, pictures, clips, versions (not facts or reasons,
 #: which are parts of one answer, nor translations, of which a second is into another language)
 COUNTED_THINGS = (WRITINGS - {"fact", "rhyme"}) | (set(KIND_STEPS) - {"one", "translation"}) | {

@@ -45,8 +45,8 @@ from .result_refs import named_results, result_names, version_in_language_asked
 from .rewritten_as import shortened_to, writings_from_words
 from .segment import Segmentation, load_nlp, segment
 from .speech_asked import QUESTION_WORDS, words_not_of_sound
-from .speech_steps import (spoken_readings, without_nothing_to_speak, without_playback, without_speech_asked_about,
-                           without_unasked_speech)
+from .speech_steps import (spoken_readings, without_nothing_to_speak, without_pictures_to_hear, without_playback,
+                           without_speech_asked_about, without_unasked_speech)
 from .step_labels import CONTROL, EDIT, GUIDED, IMAGE_MAKERS, TEXT_MAKERS, media_input, media_output
 from .step_order import in_run_order
 from .step_words import ASKING_VERBS, STATIVE_VERBS, YOU_WORDS, asks_a_choice
@@ -241,7 +241,7 @@ class LearnedDetector(Detector):
                                    m.threshold * FALLBACK_SHARE if attachments or reading.files else float("inf"),
                                    lambda a, b: self._reread(a, b, seg, reading, attachments))
         found = without_speech_asked_about(found, views, seg)
-        found = without_playback(found, views, seg)
+        found = without_pictures_to_hear(without_playback(found, views, seg), views, seg)
         found = without_nothing_to_speak(found, views, seg, bool(attachments or reading.files or reading.quotes or reading.subject
                                                                 or reading.previous_answer))
         told = told_words(reading.text, quoted).tokens  # what only tells asks nothing

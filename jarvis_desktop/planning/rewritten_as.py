@@ -11,6 +11,7 @@ from a text or a recording, so the new form is a piece of writing made from them
 
 from __future__ import annotations
 
+from .counts import DURATIONS, TEXT_MEASURES
 from .step_labels import media_input, media_output
 from .step_words import KEEPING
 from .stepmodel import StepModel
@@ -60,11 +61,9 @@ def writings_from_words(found: list[tuple[int, int, str]], m: StepModel, seg, vi
     return out
 
 
-#: What a text is measured in when someone wants it shorter; the kept parts of it ("to the essentials")
-_LENGTHS = {"line", "sentence", "bullet", "point", "paragraph", "para", "tweet", "page", "character", "word"}
-#: ... or the time it takes to hear: said of a recording itself, a cut of the sound ("trim it to a
-#: minute"), so a length only of a text a step made ("..., squashed down to a minute or so")
-_DURATIONS = {"minute", "second"}
+#: What a text is measured in when someone wants it shorter (``counts.TEXT_MEASURES`` and the forms
+#: of short texts); the kept parts of it ("to the essentials")
+_LENGTHS = TEXT_MEASURES | {"bullet", "point", "para", "tweet"}
 _KEPT_PARTS = {"essential", "essentials", "bone", "bones", "basics"}
 #: Words that count a length out ("two lines", "a single sentence", "like 3 bullets")
 _COUNTING = {"a", "an", "one", "single", "few", "couple", "of", "like", "just", "only", "max", "under", "about", "around", "the"}
@@ -100,7 +99,7 @@ def shortened_to(found: list[tuple[int, int, str]], m: StepModel, seg, views: li
             continue
         if toks[verb].lemma in KEEPING:
             continue
-        units = _LENGTHS | (_DURATIONS if made else set())
+        units = _LENGTHS | (DURATIONS if made else set())  # "trim it to a minute" of a recording cuts the sound
         for n in range(verb + 1, len(toks) - 1):
             if toks[n].lower not in ("to", "into"):
                 continue

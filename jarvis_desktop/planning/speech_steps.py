@@ -47,6 +47,9 @@ def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()
     asks for text, however close its clause vector came to a spoken one. ``meant``: the words its
     mistyped words were read as ("alowd": "aloud"); ``told``: the offsets of words that only tell
     ("my lease says: '...'", "my teacher read it aloud yesterday"), which ask for no sound."""
+    # sound as the form read of the whole request (its "could you" makes a clause ending in "?" a
+    # request) and of each clause (a request ending in a question: "what is in this? tell me
+    # through the speaker")
     heard = names_sound([t for t in seg.tokens if t.start not in told]) or any(sound_as_medium(seg.tokens_in(c)) for c in seg.clauses)
     return found if heard or meant & SOUND_WORDS else [f for f in found if f[2] != TTS]
 
@@ -54,8 +57,7 @@ def without_unasked_speech(found: list[Step], seg, meant: set[str] = frozenset()
 def without_playback(found: list[Step], views: list, seg) -> list[Step]:
     """Drop a text-to-speech step whose clause asks to play a recording or media ("play the news
     podcast", "play my favourite song"): a thing to hear as it is, which no expert plays, not words
-    to speak. Speech asked in the clause all the same ("... and read the title aloud") stays. And
-    drop a picture or a video made in a clause that makes its result a thing to hear."""
+    to speak. Speech asked in the clause all the same ("... and read the title aloud") stays."""
     out = []
     for i, j, label in found:
         toks = seg.tokens_in(views[i].span)
@@ -63,11 +65,17 @@ def without_playback(found: list[Step], views: list, seg) -> list[Step]:
                      for k, t in enumerate(toks))
         if label == TTS and played and not asks_for_speech(toks):
             continue
-        if media_output(label) in ("image", "video") and to_be_heard(toks) and not any(t.lemma in MEDIUM_VERBS for t in toks):
-            continue  # "... and make it something I can just play for the twins": a sound, not a picture (a
-            # verb that names a picture keeps it: "draw a sunset and something I can listen to about it")
         out.append((i, j, label))
     return out
+
+
+def without_pictures_to_hear(found: list[Step], views: list, seg) -> list[Step]:
+    """Drop a picture or a video made in a clause that makes its result a thing to hear ("... and
+    make it something I can just play for the twins": a sound, not a picture), unless a verb names
+    the picture ("draw a sunset and something I can listen to about it")."""
+    return [(i, j, label) for i, j, label in found
+            if not (media_output(label) in ("image", "video") and to_be_heard(toks := seg.tokens_in(views[i].span))
+                    and not any(t.lemma in MEDIUM_VERBS for t in toks))]
 
 
 #: Texts a person keeps elsewhere (on their phone, in their mail, online), which no step here
